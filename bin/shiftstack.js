@@ -1,0 +1,13 @@
+#!/usr/bin/env node
+// Entry point for `npx shiftstack`. The source is TypeScript run by Node's built-in type stripping,
+// which needs Node >= 22.18; npm and npx put the project's pinned Node 24 first on PATH.
+const [major, minor] = process.versions.node.split('.').map(Number);
+if (major < 22 || (major === 22 && minor < 18)) {
+  console.error(
+    `shiftstack needs Node.js >= 22.18 (24 LTS recommended); this is ${process.version}.\n` +
+      'Fix: run it through npm so the pinned Node 24 is used: `npm ci` once, then `npx shiftstack ...` or `npm start`.',
+  );
+  process.exit(1);
+}
+const { main } = await import('../src/cli/main.ts');
+process.exitCode = await main(process.argv);

@@ -1,0 +1,160 @@
+/**
+ * The dependency rule of ARCHITECTURE.md, as data and a checker. `npm test` runs it over src/
+ * (test/architecture.test.ts); `npm run arch` prints the violations of the working tree.
+ */
+import { readdir, readFile } from 'node:fs/promises';
+import { dirname, join, relative, resolve, sep } from 'node:path';
+import ts from 'typescript';
+
+/** Top-level folders of src/ and the folders each may import. */
+export const LAYERS: Readonly<
+  Record<string, { imports: readonly string[]; typeImports?: readonly string[] }>
+> = {
+  lib: { imports: [] },
+  openstack: { imports: ['lib'] },
+  kube: { imports: ['lib'] },
+  ccm: { imports: ['lib', 'openstack', 'kube'] },
+  'ccm-operator': { imports: ['lib', 'openstack', 'kube'] },
+  capo: { imports: ['lib', 'openstack', 'kube'] },
+  mapo: { imports: ['lib', 'openstack', 'kube'] },
+  kuryr: { imports: ['lib', 'openstack', 'kube'] },
+  // The emulators may name the client's wire types but never run its code: a shared bug would
+  // then pass on both sides at once.
+  sim: { imports: ['lib'], typeImports: ['openstack', 'kube'] },
+  demo: { imports: ['lib', 'openstack', 'kube', 'ccm', 'ccm-operator', 'capo', 'mapo', 'kuryr', 'sim'] },
+  cli: { imports: ['lib', 'openstack', 'kube', 'ccm', 'ccm-operator', 'capo', 'mapo', 'kuryr', 'demo'] },
+};
+
+/**
+ * The demo wiring: the only non-test files outside src/sim allowed to import the emulators, because
+ * they start them (`shiftstack sim …` and `shiftstack up`).
+ */
+export const SIM_WIRING: readonly string[] = [
+  'src/cli/commands/sim.ts',
+  'src/cli/commands/up.ts',
+  'src/demo/',
+];
+
+export interface Violation {
+  file: string;
+  line: number;
+  specifier: string;
+  message: string;
+}
+
+export async function checkArchitecture(root: string): Promise<Violation[]> {
+  const srcDir = join(root, 'src');
+  const files = await listSourceFiles(srcDir);
+  const violations: Violation[] = [];
+  for (const file of files) {
+    const rel = toPosix(relative(root, file));
+    if (isTestFile(rel)) continue;
+    const layer = rel.split('/')[1] ?? '';
+    const rule = LAYERS[layer];
+    if (!rule) {
+      violations.push({
+        file: rel,
+        line: 1,
+        specifier: '',
+        message: `src/${layer} is not a known layer: add it to LAYERS in scripts/architecture.ts and to ARCHITECTURE.md`,
+      });
+      continue;
+    }
+    const text = await readFile(file, 'utf8');
+    for (const imp of findImports(file, text)) {
+      if (!imp.specifier.startsWith('.')) continue;
+      const target = toPosix(relative(root, resolve(dirname(file), imp.specifier)));
+      if (!target.startsWith('src/')) continue;
+      const targetLayer = target.split('/')[1] ?? '';
+      if (targetLayer === layer) continue;
+      const allowed =
+        rule.imports.includes(targetLayer) ||
+        (imp.typeOnly && (rule.typeImports ?? []).includes(targetLayer));
+      const simWiring =
+        targetLayer === 'sim' && SIM_WIRING.some((w) => rel === w || (w.endsWith('/') && rel.startsWith(w)));
+      if (allowed || simWiring) continue;
+      violations.push({
+        file: rel,
+        line: imp.line,
+        specifier: imp.specifier,
+        message:
+          targetLayer === 'sim'
+            ? `production code must not import the emulators (src/sim); reach them through a URL, a kubeconfig or a clouds.yaml`
+            : `src/${layer} may not import src/${targetLayer} (allowed: ${[...rule.imports, ...(rule.typeImports ?? []).map((t) => `type-only ${t}`)].join(', ') || 'nothing in src'})`,
+      });
+    }
+  }
+  return violations;
+}
+
+interface FoundImport {
+  specifier: string;
+  typeOnly: boolean;
+  line: number;
+}
+
+/** Static imports, re-exports, `import()` calls and `import('…')` types, from the TypeScript AST. */
+export function findImports(fileName: string, text: string): FoundImport[] {
+  const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
+  const found: FoundImport[] = [];
+  const add = (literal: ts.Node, typeOnly: boolean) => {
+    if (!ts.isStringLiteralLike(literal)) return;
+    const line = source.getLineAndCharacterOfPosition(literal.getStart(source)).line + 1;
+    found.push({ specifier: literal.text, typeOnly, line });
+  };
+  const visit = (node: ts.Node) => {
+    if (ts.isImportDeclaration(node)) {
+      const clause = node.importClause;
+      const typeOnly =
+        !!clause &&
+        (clause.isTypeOnly ||
+          (!clause.name &&
+            !!clause.namedBindings &&
+            ts.isNamedImports(clause.namedBindings) &&
+            clause.namedBindings.elements.length > 0 &&
+            clause.namedBindings.elements.every((e) => e.isTypeOnly)));
+      add(node.moduleSpecifier, typeOnly);
+    } else if (ts.isExportDeclaration(node) && node.moduleSpecifier) {
+      add(node.moduleSpecifier, node.isTypeOnly);
+    } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
+      const arg = node.arguments[0];
+      if (arg) add(arg, false);
+    } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
+      add(node.argument.literal, true);
+    }
+    ts.forEachChild(node, visit);
+  };
+  visit(source);
+  return found;
+}
+
+function isTestFile(rel: string): boolean {
+  return /\.test\.ts$/.test(rel) || rel.includes('/testing/');
+}
+
+async function listSourceFiles(dir: string): Promise<string[]> {
+  const out: string[] = [];
+  let entries;
+  try {
+    entries = await readdir(dir, { withFileTypes: true, recursive: true });
+  } catch {
+    return out;
+  }
+  for (const e of entries) {
+    if (e.isFile() && /\.(ts|mts|js|mjs)$/.test(e.name)) out.push(join(e.parentPath, e.name));
+  }
+  return out.sort();
+}
+
+function toPosix(p: string): string {
+  return p.split(sep).join('/');
+}
+
+if (import.meta.main) {
+  const violations = await checkArchitecture(process.cwd());
+  for (const v of violations) console.error(`${v.file}:${v.line}: import "${v.specifier}": ${v.message}`);
+  console.log(
+    violations.length === 0 ? 'dependency rule: ok' : `dependency rule: ${violations.length} violation(s)`,
+  );
+  process.exitCode = violations.length === 0 ? 0 : 1;
+}

@@ -1,0 +1,11 @@
+import type { Logger } from '../lib/log.ts';
+
+/** What every subcommand gets: where to write results, the configured logger, and a stop signal. */
+export interface CliContext {
+  /** Command results (tables, paths, YAML) go here; logs go to stderr through `log`. */
+  out: (text: string) => void;
+  err: (text: string) => void;
+  log: () => Logger;
+  /** Aborted on SIGINT/SIGTERM. */
+  signal: AbortSignal;
+}

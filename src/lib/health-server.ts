@@ -1,0 +1,121 @@
+import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import type { AddressInfo } from 'node:net';
+import type { Registry } from 'prom-client';
+import type { Logger } from 'pino';
+
+/** A named readiness or liveness check; it resolves when healthy and throws (or rejects) with the reason otherwise. */
+export interface Check {
+  name: string;
+  check: (signal: AbortSignal) => Promise<void> | void;
+}
+
+export interface HealthServerOptions {
+  /** 0 picks a free port. */
+  port: number;
+  host?: string;
+  registry: Registry;
+  healthz?: Check[];
+  readyz?: Check[];
+  log?: Logger;
+  /** Bound on each check so a hung dependency cannot hang the probe. */
+  checkTimeoutMs?: number;
+}
+
+export interface HealthServer {
+  url: string;
+  port: number;
+  /** Adds a check after start-up, e.g. "informers synced" once a manager has started. */
+  addReadyzCheck(check: Check): void;
+  addHealthzCheck(check: Check): void;
+  close(): Promise<void>;
+}
+
+/**
+ * Serves /metrics, /healthz and /readyz the way kube components do: 200 "ok" when every check
+ * passes, 500 with one `[+]`/`[-]` line per check otherwise (or always with `?verbose`).
+ */
+export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
+  const healthz = [...(options.healthz ?? [])];
+  const readyz = [...(options.readyz ?? [])];
+  const timeoutMs = options.checkTimeoutMs ?? 5_000;
+
+  const server = createServer((req, res) => {
+    handle(req, res).catch((err: unknown) => {
+      options.log?.error({ err, path: req.url }, 'health server request failed');
+      if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
+      res.end('internal error\n');
+    });
+  });
+
+  async function handle(req: IncomingMessage, res: ServerResponse) {
+    const url = new URL(req.url ?? '/', 'http://localhost');
+    if (req.method !== 'GET' && req.method !== 'HEAD') {
+      res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
+      return;
+    }
+    switch (url.pathname) {
+      case '/metrics': {
+        const body = await options.registry.metrics();
+        res.writeHead(200, { 'content-type': options.registry.contentType }).end(body);
+        return;
+      }
+      case '/healthz':
+      case '/livez':
+        return respondChecks(res, healthz, url.searchParams.has('verbose'));
+      case '/readyz':
+        return respondChecks(res, readyz, url.searchParams.has('verbose'));
+      default:
+        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    }
+  }
+
+  async function respondChecks(res: ServerResponse, checks: Check[], verbose: boolean) {
+    const results = await Promise.all(checks.map((c) => runCheck(c, timeoutMs)));
+    const failed = results.some((r) => r.error !== undefined);
+    const lines = results.map((r) =>
+      r.error === undefined ? `[+]${r.name} ok` : `[-]${r.name} failed: ${r.error}`,
+    );
+    const status = failed ? 500 : 200;
+    const body = verbose || failed ? `${lines.join('\n')}\n${failed ? 'check failed' : 'ok'}\n` : 'ok\n';
+    res.writeHead(status, { 'content-type': 'text/plain; charset=utf-8' }).end(body);
+  }
+
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+      server.off('error', reject);
+      resolve();
+    });
+  });
+  const address = server.address() as AddressInfo;
+  const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
+
+  return {
+    url: `http://${host}:${address.port}`,
+    port: address.port,
+    addReadyzCheck: (c) => void readyz.push(c),
+    addHealthzCheck: (c) => void healthz.push(c),
+    close: () =>
+      new Promise<void>((resolve, reject) => {
+        server.closeAllConnections();
+        server.close((err) => (err ? reject(err) : resolve()));
+      }),
+  };
+}
+
+async function runCheck(check: Check, timeoutMs: number): Promise<{ name: string; error?: string }> {
+  const signal = AbortSignal.timeout(timeoutMs);
+  try {
+    await Promise.race([
+      Promise.resolve(check.check(signal)),
+      new Promise<never>((_, reject) =>
+        signal.addEventListener('abort', () => reject(new Error(`timed out after ${timeoutMs} ms`)), {
+          once: true,
+        }),
+      ),
+    ]);
+    return { name: check.name };
+  } catch (err) {
+    return { name: check.name, error: err instanceof Error ? err.message : String(err) };
+  }
+}

@@ -1,0 +1,114 @@
+import assert from 'node:assert/strict';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { dirname, join } from 'node:path';
+import { after, describe, it } from 'node:test';
+import { checkArchitecture, findImports } from '../scripts/architecture.ts';
+
+const repoRoot = join(import.meta.dirname, '..');
+
+async function tree(files: Record<string, string>): Promise<string> {
+  const root = await mkdtemp(join(tmpdir(), 'shiftstack-arch-'));
+  for (const [path, text] of Object.entries(files)) {
+    await mkdir(dirname(join(root, path)), { recursive: true });
+    await writeFile(join(root, path), text);
+  }
+  return root;
+}
+
+describe('dependency rule', () => {
+  const roots: string[] = [];
+  after(async () => Promise.all(roots.map((r) => rm(r, { recursive: true, force: true }))));
+
+  it('holds for this repository', async () => {
+    assert.deepEqual(await checkArchitecture(repoRoot), []);
+  });
+
+  it('catches src/openstack importing a controller folder', async () => {
+    const root = await tree({
+      'src/openstack/client.ts': "import { x } from '../ccm/service.ts';\nexport const y = x;\n",
+      'src/ccm/service.ts': 'export const x = 1;\n',
+    });
+    roots.push(root);
+    const violations = await checkArchitecture(root);
+    assert.equal(violations.length, 1);
+    assert.equal(violations[0]?.file, 'src/openstack/client.ts');
+    assert.equal(violations[0]?.line, 1);
+    assert.match(violations[0]?.message ?? '', /src\/openstack may not import src\/ccm/);
+  });
+
+  it('catches src/kube importing a controller through a dynamic import', async () => {
+    const root = await tree({
+      'src/kube/manager.ts': "export const load = () => import('../capo/index.ts');\n",
+      'src/capo/index.ts': 'export {};\n',
+    });
+    roots.push(root);
+    const violations = await checkArchitecture(root);
+    assert.equal(violations.length, 1);
+    assert.match(violations[0]?.message ?? '', /src\/kube may not import src\/capo/);
+  });
+
+  it('catches production code importing the emulators, and allows the demo wiring and tests', async () => {
+    const root = await tree({
+      'src/ccm/cloud.ts':
+        "import { startOpenStack } from '../sim/openstack/server.ts';\nexport const s = startOpenStack;\n",
+      'src/ccm/cloud.test.ts':
+        "import { startOpenStack } from '../sim/openstack/server.ts';\nexport const s = startOpenStack;\n",
+      'src/cli/commands/sim.ts': "export { startOpenStack } from '../../sim/openstack/server.ts';\n",
+      'src/cli/commands/version.ts':
+        "import { startOpenStack } from '../../sim/openstack/server.ts';\nexport const s = startOpenStack;\n",
+      'src/sim/openstack/server.ts': 'export const startOpenStack = 1;\n',
+    });
+    roots.push(root);
+    const files = (await checkArchitecture(root)).map((v) => v.file).sort();
+    assert.deepEqual(files, ['src/ccm/cloud.ts', 'src/cli/commands/version.ts']);
+  });
+
+  it('lets the emulators import client types but not client code', async () => {
+    const root = await tree({
+      'src/sim/a.ts': "import type { Port } from '../openstack/types.ts';\nexport type P = Port;\n",
+      'src/sim/b.ts': "import { newPort } from '../openstack/types.ts';\nexport const p = newPort;\n",
+      'src/openstack/types.ts': 'export interface Port { id: string }\nexport const newPort = 1;\n',
+    });
+    roots.push(root);
+    const violations = await checkArchitecture(root);
+    assert.deepEqual(
+      violations.map((v) => v.file),
+      ['src/sim/b.ts'],
+    );
+  });
+
+  it('reports an unknown top-level folder', async () => {
+    const root = await tree({ 'src/misc/x.ts': 'export {};\n' });
+    roots.push(root);
+    const violations = await checkArchitecture(root);
+    assert.match(violations[0]?.message ?? '', /not a known layer/);
+  });
+
+  it('finds every kind of import', () => {
+    const found = findImports(
+      'x.ts',
+      [
+        "import a from './a.ts';",
+        "import type { B } from './b.ts';",
+        "import { type C } from './c.ts';",
+        "export * from './d.ts';",
+        "export type { E } from './e.ts';",
+        "const f = await import('./f.ts');",
+        "type G = import('./g.ts').G;",
+      ].join('\n'),
+    );
+    assert.deepEqual(
+      found.map((f) => [f.specifier, f.typeOnly]),
+      [
+        ['./a.ts', false],
+        ['./b.ts', true],
+        ['./c.ts', true],
+        ['./d.ts', false],
+        ['./e.ts', true],
+        ['./f.ts', false],
+        ['./g.ts', true],
+      ],
+    );
+  });
+});
