@@ -8,6 +8,7 @@ import {
   type LogFormat,
   type LogLevel,
 } from '../lib/log.ts';
+import { registerSim } from './commands/sim.ts';
 import { registerUp } from './commands/up.ts';
 import type { CliContext } from './context.ts';
 import { VERSION } from './version.ts';
@@ -42,6 +43,7 @@ export function buildProgram(ctx: CliContext): Command {
   });
 
   registerUp(program, ctx);
+  registerSim(program, ctx);
   return program;
 }
 

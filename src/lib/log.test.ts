@@ -88,6 +88,8 @@ describe('log redaction', () => {
       'auth',
       'Authorization',
       'id_token',
+      'OS_TOKEN',
+      'OS_APPLICATION_CREDENTIAL_SECRET',
     ]) {
       assert.ok(isSecretKey(k), k);
     }

@@ -12,7 +12,8 @@ const SECRET_KEY =
   /password|passwd|secret|privatekey|apikey|authorization|cookie|(?:^|auth|subject|access|refresh|bearer|id)token$|^token$|^auth$/;
 
 export function isSecretKey(key: string): boolean {
-  return SECRET_KEY.test(key.toLowerCase().replace(/[-_]/g, ''));
+  // OS_TOKEN, OS_PASSWORD: environment dumps must redact like clouds.yaml keys.
+  return SECRET_KEY.test(key.toLowerCase().replace(/^os_/, '').replace(/[-_]/g, ''));
 }
 
 /**

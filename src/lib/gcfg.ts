@@ -1,0 +1,389 @@
+/**
+ * A reader for gcfg, the git-config style INI that Go programs (OCCM's cloud.conf among them) read
+ * with gopkg.in/gcfg.v1. It follows gcfg rather than a generic INI dialect so a file that OCCM
+ * accepts parses the same here, and one that OCCM rejects fails here with the line and a fix:
+ *
+ * - `[Section]` and `[Section "subsection"]`; section and key names are case-insensitive, made of
+ *   letters, digits and `-` and starting with a letter; subsection names are case-sensitive.
+ * - `key = value`; leading and trailing blanks are dropped, inner blanks kept; parts of a value may be
+ *   double-quoted, and inside quotes `\"`, `\\`, `\n` and `\t` are escapes; an unquoted `\` at the end
+ *   of a line continues the value on the next line.
+ * - `;` and `#` start a comment anywhere outside quotes.
+ * - `key` alone (no `=`) is gcfg's "blank" value: true for a boolean, a reset for a multi-valued key.
+ * - Repeated sections merge; repeated keys keep every value in order (gcfg lets the last win for a
+ *   single-valued key and appends for a multi-valued one; {@link gcfgLast} and {@link gcfgAll} do that).
+ *
+ * The document keeps the line of each key so that errors about values can say `cloud.conf:12`.
+ */
+import { readFile } from 'node:fs/promises';
+import { ConfigError } from './config.ts';
+import type { ConfigProblem } from './config.ts';
+
+export interface GcfgEntry {
+  /** Lower-cased: gcfg matches key names without regard to case. */
+  name: string;
+  /** As written, for messages. */
+  rawName: string;
+  /** Unquoted and unescaped; empty for an implicit entry. */
+  value: string;
+  /** Written without `=`. */
+  implicit: boolean;
+  line: number;
+}
+
+export interface GcfgSection {
+  /** Lower-cased: gcfg matches section names without regard to case. */
+  name: string;
+  /** As first written, for messages. */
+  rawName: string;
+  /** Case-sensitive; undefined for a plain `[Section]`. */
+  subsection: string | undefined;
+  /** Line of the first header of this section. */
+  line: number;
+  entries: GcfgEntry[];
+}
+
+export interface GcfgDocument {
+  file: string;
+  /** In order of first appearance; a header repeated later adds to the same section. */
+  sections: GcfgSection[];
+}
+
+/** `file:line`, the way errors about a key point at it. */
+export function gcfgWhere(doc: GcfgDocument, line: number): string {
+  return `${doc.file}:${line}`;
+}
+
+/** The section with this name (any case) and subsection (exact), if present. */
+export function gcfgSection(doc: GcfgDocument, name: string, subsection?: string): GcfgSection | undefined {
+  const lower = name.toLowerCase();
+  return doc.sections.find((s) => s.name === lower && s.subsection === subsection);
+}
+
+/** Every `[name "…"]` section, in file order. */
+export function gcfgSubsections(doc: GcfgDocument, name: string): GcfgSection[] {
+  const lower = name.toLowerCase();
+  return doc.sections.filter((s) => s.name === lower && s.subsection !== undefined);
+}
+
+/** Single-valued reading: the last entry for the key wins, as in gcfg. */
+export function gcfgLast(section: GcfgSection | undefined, key: string): GcfgEntry | undefined {
+  const lower = key.toLowerCase();
+  const entries = section?.entries ?? [];
+  for (let i = entries.length - 1; i >= 0; i--) {
+    if (entries[i]!.name === lower) return entries[i];
+  }
+  return undefined;
+}
+
+/** Multi-valued reading: every value in order; an implicit entry (no `=`) clears those before it, as in gcfg. */
+export function gcfgAll(section: GcfgSection | undefined, key: string): GcfgEntry[] {
+  const lower = key.toLowerCase();
+  const out: GcfgEntry[] = [];
+  for (const entry of section?.entries ?? []) {
+    if (entry.name !== lower) continue;
+    if (entry.implicit) out.length = 0;
+    else out.push(entry);
+  }
+  return out;
+}
+
+/** gcfg's boolean words; an implicit entry is true. Undefined when the value is not a boolean. */
+export function gcfgBool(entry: GcfgEntry): boolean | undefined {
+  if (entry.implicit) return true;
+  const v = entry.value.toLowerCase();
+  if (v === 'true' || v === 'yes' || v === 'on' || v === '1') return true;
+  if (v === 'false' || v === 'no' || v === 'off' || v === '0') return false;
+  return undefined;
+}
+
+export const GCFG_BOOL_FIX = 'use true or false (gcfg also reads yes/no, on/off, 1/0)';
+
+export async function readGcfgFile(path: string, signal?: AbortSignal): Promise<GcfgDocument> {
+  let text: string;
+  try {
+    text = await readFile(path, { encoding: 'utf8', ...(signal ? { signal } : {}) });
+  } catch (err) {
+    const code = (err as NodeJS.ErrnoException).code;
+    throw new ConfigError([
+      {
+        file: path,
+        key: '',
+        value: undefined,
+        problem:
+          code === 'ENOENT' ? 'the file does not exist' : `the file cannot be read (${code ?? String(err)})`,
+        fix:
+          code === 'ENOENT'
+            ? 'check the path, or create the file'
+            : 'check the file permissions for the user running shiftstack',
+      },
+    ]);
+  }
+  return parseGcfg(text, path);
+}
+
+/** Parses gcfg text; every syntax error in the file is reported at once, each with its line. */
+export function parseGcfg(text: string, file: string): GcfgDocument {
+  return new Parser(text, file).parse();
+}
+
+const ESCAPES: Readonly<Record<string, string>> = { '"': '"', '\\': '\\', n: '\n', t: '\t' };
+const ESCAPE_FIX =
+  'inside double quotes only \\" \\\\ \\n and \\t are escapes; write a literal backslash as \\\\';
+
+function isLetter(c: string | undefined): boolean {
+  return c !== undefined && /^\p{L}$/u.test(c);
+}
+
+function isNameChar(c: string | undefined): boolean {
+  return c !== undefined && /^[\p{L}\p{N}-]$/u.test(c);
+}
+
+function isBlank(c: string | undefined): boolean {
+  return c === ' ' || c === '\t' || c === '\r';
+}
+
+function endsStatement(c: string | undefined): boolean {
+  return c === undefined || c === '\n' || c === ';' || c === '#';
+}
+
+/** Thrown inside the parser to abandon the current line; never escapes {@link parseGcfg}. */
+class LineError extends Error {}
+
+class Parser {
+  private readonly chars: string[];
+  private pos = 0;
+  private line = 1;
+  private readonly problems: ConfigProblem[] = [];
+  private readonly sections: GcfgSection[] = [];
+  private current: GcfgSection | undefined;
+  private readonly file: string;
+
+  constructor(text: string, file: string) {
+    // A leading BOM is skipped, as gcfg does for files written on Windows.
+    this.chars = Array.from(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    this.file = file;
+  }
+
+  parse(): GcfgDocument {
+    for (;;) {
+      this.skipBlanks();
+      const c = this.peek();
+      if (c === undefined) break;
+      try {
+        if (c === '\n') this.next();
+        else if (c === ';' || c === '#') this.skipLine();
+        else if (c === '[') this.header();
+        else if (isLetter(c)) this.variable();
+        else
+          this.fail(
+            `unexpected character ${JSON.stringify(c)} at the start of a line`,
+            'start each line with a [Section] header, a key name, or ; or # for a comment',
+          );
+      } catch (err) {
+        if (!(err instanceof LineError)) throw err;
+        this.skipLine();
+      }
+    }
+    if (this.problems.length > 0) throw new ConfigError(this.problems);
+    return { file: this.file, sections: this.sections };
+  }
+
+  private header(): void {
+    const line = this.line;
+    this.next(); // [
+    this.skipBlanks();
+    const rawName = this.name();
+    if (!rawName) {
+      this.fail(
+        'expected a section name after "["',
+        'write the header as [Global] or [LoadBalancerClass "name"]',
+      );
+    }
+    this.skipBlanks();
+    let subsection: string | undefined;
+    if (this.peek() === '"') {
+      subsection = this.quotedSubsection(rawName);
+      this.skipBlanks();
+    }
+    if (this.peek() === '.') {
+      this.fail(
+        `the [${rawName}.sub] form is not supported`,
+        `write the subsection in quotes: [${rawName} "sub"]`,
+      );
+    }
+    if (this.peek() !== ']') {
+      this.fail(
+        `expected "]" to close the [${rawName} header`,
+        subsection === undefined
+          ? `write [${rawName}], or quote a subsection name: [${rawName} "name"]`
+          : `write [${rawName} "${subsection}"]`,
+      );
+    }
+    this.next(); // ]
+    this.skipBlanks();
+    if (!endsStatement(this.peek())) {
+      this.fail('unexpected text after the section header', 'put nothing after "]" but a ; or # comment');
+    }
+    this.current = this.section(rawName, subsection, line);
+  }
+
+  private quotedSubsection(section: string): string {
+    this.next(); // "
+    let out = '';
+    for (;;) {
+      const c = this.peek();
+      if (c === undefined || c === '\n') {
+        this.fail(
+          `the subsection name of [${section} is missing its closing quote`,
+          `write [${section} "name"]`,
+        );
+      }
+      this.next();
+      if (c === '"') break;
+      if (c === '\\') {
+        const e = this.peek();
+        const escaped = e === undefined ? undefined : ESCAPES[e];
+        if (escaped === undefined) this.fail(`unknown escape sequence "\\${e ?? ''}"`, ESCAPE_FIX);
+        this.next();
+        out += escaped;
+      } else {
+        out += c;
+      }
+    }
+    if (out === '') {
+      this.fail(`empty subsection name in [${section} ""]`, `write [${section}] without quotes`);
+    }
+    return out;
+  }
+
+  private variable(): void {
+    const line = this.line;
+    const rawName = this.name();
+    if (!this.current) {
+      this.fail(
+        `key "${rawName}" comes before any section header`,
+        'put it under a section header such as [Global]',
+        rawName,
+      );
+    }
+    this.skipBlanks();
+    const c = this.peek();
+    if (endsStatement(c)) {
+      this.current.entries.push({ name: rawName.toLowerCase(), rawName, value: '', implicit: true, line });
+      return;
+    }
+    if (c !== '=') {
+      const fix =
+        c === '_' || c === '.'
+          ? `key names hold only letters, digits and "-"; did you mean "${rawName}-${this.restOfName()}"?`
+          : `write the line as ${rawName} = value`;
+      this.fail(`expected "=" after the key "${rawName}"`, fix, rawName);
+    }
+    this.next(); // =
+    const value = this.value(rawName);
+    this.current.entries.push({ name: rawName.toLowerCase(), rawName, value, implicit: false, line });
+  }
+
+  /**
+   * Scans a value up to the end of the line or a comment, honouring quotes, escapes and `\`-newline
+   * continuations. Blanks outside quotes at the end are dropped; blanks inside are kept.
+   */
+  private value(key: string): string {
+    this.skipBlanks();
+    let out = '';
+    let kept = 0;
+    let quoted = false;
+    for (;;) {
+      const c = this.peek();
+      if (!quoted && endsStatement(c)) break;
+      if (c === undefined || c === '\n') {
+        this.fail(
+          `the value of "${key}" is missing its closing double quote`,
+          'close the quote on the same line; use \\n inside quotes for a line break',
+          key,
+        );
+      }
+      this.next();
+      if (c === '\r') continue;
+      if (c === '"') {
+        quoted = !quoted;
+        kept = out.length;
+      } else if (c === '\\' && quoted) {
+        const e = this.peek();
+        const escaped = e === undefined ? undefined : ESCAPES[e];
+        if (escaped === undefined) this.fail(`unknown escape sequence "\\${e ?? ''}"`, ESCAPE_FIX, key);
+        this.next();
+        out += escaped;
+        kept = out.length;
+      } else if (c === '\\') {
+        if (this.peek() === '\r') this.next();
+        if (this.peek() !== '\n') {
+          this.fail(
+            `a backslash outside double quotes must end the line (a continuation) in the value of "${key}"`,
+            `put the value in double quotes and double each backslash, e.g. ${key} = "C:\\\\certs\\\\ca.pem"`,
+            key,
+          );
+        }
+        this.next(); // the newline: the value continues on the next line
+        kept = out.length;
+      } else {
+        out += c;
+        if (quoted || !isBlank(c)) kept = out.length;
+      }
+    }
+    return out.slice(0, kept);
+  }
+
+  private section(rawName: string, subsection: string | undefined, line: number): GcfgSection {
+    const name = rawName.toLowerCase();
+    const existing = this.sections.find((s) => s.name === name && s.subsection === subsection);
+    if (existing) return existing;
+    const created: GcfgSection = { name, rawName, subsection, line, entries: [] };
+    this.sections.push(created);
+    return created;
+  }
+
+  private name(): string {
+    if (!isLetter(this.peek())) return '';
+    let out = '';
+    while (isNameChar(this.peek())) out += this.next();
+    return out;
+  }
+
+  /** The rest of a would-be key after an invalid character, for a "did you mean" with dashes. */
+  private restOfName(): string {
+    let out = '';
+    for (let i = this.pos + 1; i < this.chars.length; i++) {
+      const c = this.chars[i];
+      if (c === '_' || c === '.') out += '-';
+      else if (isNameChar(c)) out += c;
+      else break;
+    }
+    return out;
+  }
+
+  private fail(problem: string, fix: string, key = ''): never {
+    // Only names go into the message, never the text of the line: it may hold a password.
+    this.problems.push({ file: `${this.file}:${this.line}`, key, value: undefined, problem, fix });
+    throw new LineError(problem);
+  }
+
+  private peek(): string | undefined {
+    return this.chars[this.pos];
+  }
+
+  private next(): string {
+    const c = this.chars[this.pos++] ?? '';
+    if (c === '\n') this.line++;
+    return c;
+  }
+
+  private skipBlanks(): void {
+    while (isBlank(this.peek())) this.pos++;
+  }
+
+  private skipLine(): void {
+    while (this.peek() !== undefined && this.peek() !== '\n') this.pos++;
+  }
+}

@@ -1,0 +1,242 @@
+/** Load balancers: /v2/lbaas/loadbalancers with status, stats and failover. */
+import { uuid } from '../core/ids.ts';
+import type { SimRequest, SimResponse } from '../core/types.ts';
+import { authorize, listScope, requireAdmin, targetProject, type Ctx } from './context.ts';
+import { invalidSubresource, providerNotEnabled, validation } from './errors.ts';
+import { LISTENER_GRAPH_FIELDS, POOL_GRAPH_FIELDS, buildGraph, planGraph } from './graph.ts';
+import type { Change } from './lifecycle.ts';
+import { selectOne, zeroStats } from './listeners.ts';
+import { listResponse } from './listing.ts';
+import { octaviaTime, type LoadBalancerRecord } from './model.ts';
+import { DEFAULT_PROVIDER, ProviderDriver, isEnabledProvider } from './providers.ts';
+import {
+  bool,
+  ip,
+  mandatory,
+  objList,
+  parseRoot,
+  str,
+  strList,
+  uuidField,
+  type Fields,
+  type Parsed,
+} from './schema.ts';
+import { allocateVip, releaseVip, resolveVip, type VipRequest } from './vip.ts';
+import { stampUpdate, takeCreateFaults } from './writes.ts';
+
+const LB_PUT_FIELDS: Fields = {
+  name: str(),
+  description: str(),
+  admin_state_up: bool(),
+  vip_qos_policy_id: uuidField(),
+  tags: strList(),
+};
+
+const ADDITIONAL_VIP_FIELDS: Fields = { subnet_id: mandatory(uuidField()), ip_address: ip() };
+
+const LB_POST_FIELDS: Fields = {
+  ...LB_PUT_FIELDS,
+  vip_address: ip(),
+  vip_port_id: uuidField(),
+  vip_subnet_id: uuidField(),
+  vip_network_id: uuidField(),
+  additional_vips: objList(ADDITIONAL_VIP_FIELDS),
+  project_id: str(),
+  tenant_id: str(),
+  provider: str(64),
+  flavor_id: uuidField(),
+  availability_zone: str(),
+  listeners: objList(LISTENER_GRAPH_FIELDS),
+  pools: objList(POOL_GRAPH_FIELDS),
+};
+
+export const LB_ATTRIBUTES: Readonly<Record<string, (lb: LoadBalancerRecord) => unknown>> = {
+  id: (lb) => lb.id,
+  name: (lb) => lb.name,
+  description: (lb) => lb.description,
+  provisioning_status: (lb) => lb.provisioning_status,
+  admin_state_up: (lb) => lb.admin_state_up,
+  vip_address: (lb) => lb.vip_address,
+  vip_port_id: (lb) => lb.vip_port_id,
+  vip_subnet_id: (lb) => lb.vip_subnet_id,
+  vip_network_id: (lb) => lb.vip_network_id,
+  vip_qos_policy_id: (lb) => lb.vip_qos_policy_id,
+  provider: (lb) => lb.provider,
+  flavor_id: (lb) => lb.flavor_id,
+  availability_zone: (lb) => lb.availability_zone,
+  created_at: (lb) => lb.created_at,
+  updated_at: (lb) => lb.updated_at,
+  project_id: (lb) => lb.project_id,
+};
+
+export function loadBalancerHandlers(ctx: Ctx) {
+  const { store, life, views, cloud, status } = ctx;
+  const attributes = {
+    ...LB_ATTRIBUTES,
+    operating_status: (lb: LoadBalancerRecord) => status.loadbalancer(lb),
+  };
+
+  return {
+    list: (req: SimRequest): SimResponse => {
+      const visible = listScope(req);
+      return listResponse(req, {
+        collection: 'loadbalancers',
+        items: store.loadbalancers.ordered(),
+        visible,
+        lookup: (id) => store.loadbalancers.get(id),
+        view: (lb) => views.loadbalancer(lb),
+        attributes,
+        tags: (lb) => lb.tags,
+      });
+    },
+
+    get: (req: SimRequest): SimResponse => {
+      const lb = store.loadbalancer(req.params.loadbalancer_id!);
+      authorize(req, lb.project_id);
+      return { status: 200, body: { loadbalancer: selectOne(views.loadbalancer(lb), req) } };
+    },
+
+    create: (req: SimRequest): SimResponse => {
+      const body = parseRoot(req.body, 'loadbalancer', LB_POST_FIELDS);
+      const projectId = targetProject(req, body);
+      const network = cloud.network;
+      const vipRequest = body as VipRequest;
+      const resolved = resolveVip(network, vipRequest);
+      const additional = (body.additional_vips as Parsed[] | null | undefined) ?? [];
+      for (const extra of additional) {
+        const subnet = network.getSubnet(extra.subnet_id as string);
+        if (!subnet) throw invalidSubresource('Subnet', extra.subnet_id as string);
+        if (resolved.networkId && subnet.network_id !== resolved.networkId) {
+          throw validation('All VIP subnets must belong to the same network.');
+        }
+      }
+      // No flavor or availability zone is defined in this cloud, so any reference is invalid.
+      if (body.flavor_id) throw validation('Invalid flavor_id.');
+      if (body.availability_zone) throw validation('Invalid availability zone.');
+      const providerName = (body.provider as string | null | undefined) ?? DEFAULT_PROVIDER;
+      if (!isEnabledProvider(providerName)) throw providerNotEnabled(providerName);
+      const driver = new ProviderDriver(providerName);
+      const plan = planGraph(
+        (body.listeners as Parsed[] | null | undefined) ?? [],
+        (body.pools as Parsed[] | null | undefined) ?? [],
+        driver,
+      );
+
+      const id = uuid();
+      const vip = allocateVip(network, driver, id, projectId, vipRequest, resolved, additional);
+      const lb: LoadBalancerRecord = {
+        id,
+        name: (body.name as string | null) ?? '',
+        description: (body.description as string | null) ?? '',
+        project_id: projectId,
+        provisioning_status: 'PENDING_CREATE',
+        admin_state_up: (body.admin_state_up as boolean | null) ?? true,
+        created_at: octaviaTime(),
+        updated_at: null,
+        tags: (body.tags as string[] | null) ?? [],
+        vip_address: vip.vip_address,
+        vip_port_id: vip.vip_port_id,
+        vip_subnet_id: vip.vip_subnet_id,
+        vip_network_id: vip.vip_network_id,
+        vip_qos_policy_id: (body.vip_qos_policy_id as string | null) ?? null,
+        additional_vips: vip.additional_vips,
+        provider: providerName,
+        flavor_id: null,
+        availability_zone: null,
+        listener_ids: [],
+        pool_ids: [],
+        _vip_port_owned: vip.owned,
+        _epoch: 0,
+      };
+      store.addLoadBalancer(lb);
+      const faults = takeCreateFaults(cloud, 'loadbalancer');
+      // Production behaviour: the worker deploys the whole tree, so children settle with the LB.
+      const changes = buildGraph(store, lb, plan, faults.final);
+      life.begin({
+        lb,
+        lbPending: 'PENDING_CREATE',
+        lbFinal: faults.final,
+        changes,
+        key: 'octavia.loadbalancer.create',
+        stuck: faults.stuck,
+      });
+      return { status: 201, body: { loadbalancer: views.loadbalancerFull(lb) } };
+    },
+
+    update: (req: SimRequest): SimResponse => {
+      const body = parseRoot(req.body, 'loadbalancer', LB_PUT_FIELDS);
+      const lb = store.loadbalancer(req.params.loadbalancer_id!);
+      authorize(req, lb.project_id);
+      life.assertLbWritable(lb, 'update');
+      if ('name' in body) lb.name = (body.name as string | null) ?? '';
+      if ('description' in body) lb.description = (body.description as string | null) ?? '';
+      if ('admin_state_up' in body) lb.admin_state_up = (body.admin_state_up as boolean | null) ?? true;
+      if ('vip_qos_policy_id' in body)
+        lb.vip_qos_policy_id = (body.vip_qos_policy_id as string | null) ?? null;
+      if ('tags' in body) lb.tags = (body.tags as string[] | null) ?? [];
+      stampUpdate(lb);
+      life.begin({
+        lb,
+        lbPending: 'PENDING_UPDATE',
+        lbFinal: 'ACTIVE',
+        changes: [],
+        key: 'octavia.loadbalancer.update',
+      });
+      return { status: 200, body: { loadbalancer: views.loadbalancer(lb) } };
+    },
+
+    remove: (req: SimRequest): SimResponse => {
+      const lb = store.loadbalancer(req.params.loadbalancer_id!);
+      authorize(req, lb.project_id);
+      const cascade = ['true', '1', 'yes', 'on', 't', 'y'].includes(
+        (req.query.get('cascade') ?? '').toLowerCase(),
+      );
+      if ((lb.listener_ids.length > 0 || lb.pool_ids.length > 0) && !cascade) {
+        throw validation(`Cannot delete Load Balancer ${lb.id} - it has children`);
+      }
+      life.assertLbWritable(lb, 'delete');
+      const changes: Change[] = store
+        .tree(lb)
+        .filter((r) => r !== lb)
+        .map((record) => ({ record, pending: 'PENDING_DELETE', final: 'DELETED' }));
+      const portId = lb.vip_port_id;
+      const owned = lb._vip_port_owned;
+      life.begin({
+        lb,
+        lbPending: 'PENDING_DELETE',
+        lbFinal: 'DELETED',
+        changes,
+        key: 'octavia.loadbalancer.delete',
+        afterDelete: () => releaseVip(cloud.network, portId, owned),
+      });
+      return { status: 204 };
+    },
+
+    status: (req: SimRequest): SimResponse => {
+      const lb = store.loadbalancer(req.params.loadbalancer_id!);
+      authorize(req, lb.project_id);
+      return { status: 200, body: status.tree(lb) };
+    },
+
+    stats: (req: SimRequest): SimResponse => {
+      const lb = store.loadbalancer(req.params.loadbalancer_id!);
+      authorize(req, lb.project_id);
+      return { status: 200, body: { stats: zeroStats() } };
+    },
+
+    failover: (req: SimRequest): SimResponse => {
+      const lb = store.loadbalancer(req.params.loadbalancer_id!);
+      requireAdmin(req);
+      life.assertLbWritable(lb, 'failover');
+      new ProviderDriver(lb.provider).failover();
+      life.begin({
+        lb,
+        lbPending: 'PENDING_UPDATE',
+        lbFinal: 'ACTIVE',
+        changes: [],
+        key: 'octavia.loadbalancer.failover',
+      });
+      return { status: 202 };
+    },
+  };
+}

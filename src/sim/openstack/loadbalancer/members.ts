@@ -1,0 +1,284 @@
+/**
+ * Members: /v2/lbaas/pools/{pool_id}/members, including the batch PUT that makes the pool's member
+ * list what the body says (members matched by address and port keep their id).
+ */
+import { SimError } from '../core/errors.ts';
+import { uuid } from '../core/ids.ts';
+import type { SimRequest, SimResponse } from '../core/types.ts';
+import { compareCreated } from './collection.ts';
+import { authorize, listScope, type Ctx } from './context.ts';
+import { invalidSubresource, notFound } from './errors.ts';
+import type { Change } from './lifecycle.ts';
+import { selectOne } from './listeners.ts';
+import { listResponse } from './listing.ts';
+import { octaviaTime, type MemberRecord, type PoolRecord } from './model.ts';
+import { ProviderDriver } from './providers.ts';
+import {
+  bool,
+  int,
+  ip,
+  mandatory,
+  objList,
+  parseObject,
+  parseRoot,
+  str,
+  strList,
+  uuidField,
+  type Fields,
+  type Parsed,
+} from './schema.ts';
+import { stampUpdate, takeCreateFaults } from './writes.ts';
+
+const MEMBER_MUTABLE_FIELDS: Fields = {
+  name: str(),
+  admin_state_up: bool(),
+  weight: int(0, 256),
+  backup: bool(),
+  monitor_address: ip(),
+  monitor_port: int(1, 65535),
+  tags: strList(),
+};
+
+export const MEMBER_CREATE_FIELDS: Fields = {
+  ...MEMBER_MUTABLE_FIELDS,
+  address: mandatory(ip()),
+  protocol_port: mandatory(int(1, 65535)),
+  subnet_id: uuidField(),
+  project_id: str(),
+  tenant_id: str(),
+};
+
+const BATCH_FIELDS: Fields = { members: mandatory(objList(MEMBER_CREATE_FIELDS)) };
+
+export function newMember(m: Parsed, pool: PoolRecord): MemberRecord {
+  return {
+    id: uuid(),
+    name: (m.name as string | null) ?? '',
+    project_id: pool.project_id,
+    provisioning_status: 'PENDING_CREATE',
+    admin_state_up: (m.admin_state_up as boolean | null) ?? true,
+    created_at: octaviaTime(),
+    updated_at: null,
+    tags: (m.tags as string[] | null) ?? [],
+    pool_id: pool.id,
+    address: m.address as string,
+    protocol_port: m.protocol_port as number,
+    weight: (m.weight as number | null) ?? 1,
+    backup: (m.backup as boolean | null) ?? false,
+    subnet_id: (m.subnet_id as string | null) ?? null,
+    monitor_address: (m.monitor_address as string | null) ?? null,
+    monitor_port: (m.monitor_port as number | null) ?? null,
+  };
+}
+
+export function duplicateMember(address: string, port: number): SimError {
+  return new SimError(
+    409,
+    `Another member on this pool is already using ip ${address} on protocol_port ${port}`,
+  );
+}
+
+const MEMBER_ATTRIBUTES: Readonly<Record<string, (m: MemberRecord) => unknown>> = {
+  id: (m) => m.id,
+  name: (m) => m.name,
+  provisioning_status: (m) => m.provisioning_status,
+  admin_state_up: (m) => m.admin_state_up,
+  address: (m) => m.address,
+  protocol_port: (m) => m.protocol_port,
+  weight: (m) => m.weight,
+  backup: (m) => m.backup,
+  subnet_id: (m) => m.subnet_id,
+  monitor_address: (m) => m.monitor_address,
+  monitor_port: (m) => m.monitor_port,
+  created_at: (m) => m.created_at,
+  updated_at: (m) => m.updated_at,
+  project_id: (m) => m.project_id,
+};
+
+export function memberHandlers(ctx: Ctx, lockChanges: (pool: PoolRecord) => Change[]) {
+  const { store, life, views, cloud } = ctx;
+
+  function memberOf(pool: PoolRecord, id: string): MemberRecord {
+    const m = store.members.get(id);
+    if (!m || m.pool_id !== pool.id) throw notFound('Member', id);
+    return m;
+  }
+
+  function checkSubnet(id: unknown): void {
+    if (typeof id === 'string' && !cloud.network?.getSubnet(id)) throw invalidSubresource('Subnet', id);
+  }
+
+  return {
+    list: (req: SimRequest): SimResponse => {
+      const pool = store.pool(req.params.pool_id!);
+      authorize(req, pool.project_id);
+      const visible = listScope(req);
+      return listResponse(req, {
+        collection: 'members',
+        items: store.membersOf(pool).sort(compareCreated),
+        visible,
+        lookup: (id) => store.members.get(id),
+        view: (m) => views.member(m),
+        attributes: MEMBER_ATTRIBUTES,
+        tags: (m) => m.tags,
+      });
+    },
+
+    get: (req: SimRequest): SimResponse => {
+      const pool = store.pool(req.params.pool_id!);
+      const m = memberOf(pool, req.params.member_id!);
+      authorize(req, m.project_id);
+      return { status: 200, body: { member: selectOne(views.member(m), req) } };
+    },
+
+    create: (req: SimRequest): SimResponse => {
+      const body = parseRoot(req.body, 'member', MEMBER_CREATE_FIELDS);
+      const pool = store.pool(req.params.pool_id!);
+      const lb = store.lbOfPool(pool);
+      authorize(req, lb.project_id);
+      checkSubnet(body.subnet_id);
+      life.assertPoolWritable(pool);
+      life.assertChildWritable(lb);
+      const address = body.address as string;
+      const port = body.protocol_port as number;
+      if (store.membersOf(pool).some((m) => m.address === address && m.protocol_port === port)) {
+        throw duplicateMember(address, port);
+      }
+      new ProviderDriver(lb.provider).member(body);
+      const member = newMember(body, pool);
+      store.addMember(member);
+      const faults = takeCreateFaults(cloud, 'member');
+      life.begin({
+        lb,
+        lbPending: 'PENDING_UPDATE',
+        lbFinal: 'ACTIVE',
+        changes: [...lockChanges(pool), { record: member, pending: 'PENDING_CREATE', final: faults.final }],
+        key: 'octavia.child.create',
+        stuck: faults.stuck,
+      });
+      return { status: 201, body: { member: views.member(member) } };
+    },
+
+    update: (req: SimRequest): SimResponse => {
+      const body = parseRoot(req.body, 'member', MEMBER_MUTABLE_FIELDS);
+      const pool = store.pool(req.params.pool_id!);
+      const member = memberOf(pool, req.params.member_id!);
+      const lb = store.lbOfPool(pool);
+      authorize(req, lb.project_id);
+      life.assertPoolWritable(pool);
+      life.assertChildWritable(lb);
+      new ProviderDriver(lb.provider).member(body);
+      applyMemberUpdate(member, body);
+      stampUpdate(member);
+      life.begin({
+        lb,
+        lbPending: 'PENDING_UPDATE',
+        lbFinal: 'ACTIVE',
+        changes: [...lockChanges(pool), { record: member, pending: 'PENDING_UPDATE', final: 'ACTIVE' }],
+        key: 'octavia.child.update',
+      });
+      return { status: 200, body: { member: views.member(member) } };
+    },
+
+    remove: (req: SimRequest): SimResponse => {
+      const pool = store.pool(req.params.pool_id!);
+      const member = memberOf(pool, req.params.member_id!);
+      const lb = store.lbOfPool(pool);
+      authorize(req, lb.project_id);
+      life.assertPoolWritable(pool);
+      life.assertChildWritable(lb);
+      life.begin({
+        lb,
+        lbPending: 'PENDING_UPDATE',
+        lbFinal: 'ACTIVE',
+        changes: [
+          ...lockChanges(pool),
+          {
+            record: member,
+            pending: 'PENDING_DELETE',
+            final: 'DELETED',
+            remove: () => store.removeMember(member),
+          },
+        ],
+        key: 'octavia.child.delete',
+      });
+      return { status: 204 };
+    },
+
+    /**
+     * PUT /pools/{id}/members: members matching an existing address+port are updated in place,
+     * new ones created, the others deleted (kept with `?additive_only=true`). 202, no body.
+     */
+    batch: (req: SimRequest): SimResponse => {
+      const body = parseObject(req.body, BATCH_FIELDS, 'members');
+      const pool = store.pool(req.params.pool_id!);
+      const lb = store.lbOfPool(pool);
+      authorize(req, lb.project_id);
+      const wanted = body.members as Parsed[];
+      const additive = ['true', '1', 'yes', 'on'].includes(
+        (req.query.get('additive_only') ?? '').toLowerCase(),
+      );
+      for (const m of wanted) checkSubnet(m.subnet_id);
+      life.assertPoolWritable(pool);
+      life.assertChildWritable(lb);
+      const driver = new ProviderDriver(lb.provider);
+      for (const m of wanted) driver.member(m);
+
+      const key = (address: unknown, port: unknown) => `${String(address)}|${String(port)}`;
+      const current = new Map(store.membersOf(pool).map((m) => [key(m.address, m.protocol_port), m]));
+      const wantedKeys = new Set(wanted.map((m) => key(m.address, m.protocol_port)));
+      const created: MemberRecord[] = [];
+      const updated: MemberRecord[] = [];
+      for (const m of wanted) {
+        const existing = current.get(key(m.address, m.protocol_port));
+        if (existing) {
+          applyMemberUpdate(existing, {
+            // The batch body is a list of full member definitions: unset defaults are reapplied.
+            weight: 1,
+            backup: false,
+            admin_state_up: true,
+            ...m,
+          });
+          if ('subnet_id' in m) existing.subnet_id = (m.subnet_id as string | null) ?? null;
+          stampUpdate(existing);
+          updated.push(existing);
+        } else {
+          created.push(newMember(m, pool));
+        }
+      }
+      const deleted = additive
+        ? []
+        : [...current.values()].filter((m) => !wantedKeys.has(key(m.address, m.protocol_port)));
+      if (created.length + updated.length + deleted.length === 0) return { status: 202 };
+      for (const m of created) store.addMember(m);
+      life.begin({
+        lb,
+        lbPending: 'PENDING_UPDATE',
+        lbFinal: 'ACTIVE',
+        changes: [
+          ...lockChanges(pool),
+          ...created.map((m): Change => ({ record: m, pending: 'PENDING_CREATE', final: 'ACTIVE' })),
+          ...updated.map((m): Change => ({ record: m, pending: 'PENDING_UPDATE', final: 'ACTIVE' })),
+          ...deleted.map((m): Change => ({
+            record: m,
+            pending: 'PENDING_DELETE',
+            final: 'DELETED',
+            remove: () => store.removeMember(m),
+          })),
+        ],
+        key: 'octavia.member.batch',
+      });
+      return { status: 202 };
+    },
+  };
+}
+
+function applyMemberUpdate(m: MemberRecord, body: Parsed): void {
+  if ('name' in body) m.name = (body.name as string | null) ?? '';
+  if ('admin_state_up' in body) m.admin_state_up = (body.admin_state_up as boolean | null) ?? true;
+  if ('weight' in body) m.weight = (body.weight as number | null) ?? 1;
+  if ('backup' in body) m.backup = (body.backup as boolean | null) ?? false;
+  if ('monitor_address' in body) m.monitor_address = (body.monitor_address as string | null) ?? null;
+  if ('monitor_port' in body) m.monitor_port = (body.monitor_port as number | null) ?? null;
+  if ('tags' in body) m.tags = (body.tags as string[] | null) ?? [];
+}
