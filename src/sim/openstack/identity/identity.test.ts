@@ -192,6 +192,10 @@ describe('keystone emulator', () => {
     const missing = await t.request('keystone', 'GET', `/v3/projects/${'0'.repeat(32)}`);
     assert.equal(missing.status, 404);
     assert.equal(missing.body.error.message, `Could not find project: ${'0'.repeat(32)}.`);
+    const otherAsMember = await t.request('keystone', 'GET', `/v3/projects/${'0'.repeat(32)}`, {
+      user: 'demo',
+    });
+    assert.equal(otherAsMember.status, 403, 'a member is refused before the lookup, as Keystone does');
   });
 
   it('creates projects, refusing duplicates and bodies without a name', async () => {

@@ -253,9 +253,19 @@ export function registerKeystone(cloud: EmulatedCloud): IdentityStore {
       handler: (req) => {
         const p = store.projects.get(req.params.project_id!);
         const auth = req.auth!;
-        if (!p || (!auth.isAdmin && auth.projectId !== p.id)) {
-          throw new SimError(404, `Could not find project: ${req.params.project_id}.`, { type: 'NotFound' });
+        // Keystone checks the policy before it looks the project up: a member asking for any other
+        // project, existing or not, is refused rather than told it does not exist.
+        if (!auth.isAdmin && auth.projectId !== req.params.project_id) {
+          throw new SimError(
+            403,
+            'You are not authorized to perform the requested action: identity:get_project.',
+            {
+              type: 'Forbidden',
+            },
+          );
         }
+        if (!p)
+          throw new SimError(404, `Could not find project: ${req.params.project_id}.`, { type: 'NotFound' });
         return ok({ project: projectBody(req, p) });
       },
     },

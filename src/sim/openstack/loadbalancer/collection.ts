@@ -7,9 +7,25 @@ export interface Ordered {
   created_at: string;
 }
 
+/**
+ * created_at has one-second resolution, and the emulator creates many objects within a second where a
+ * real cloud takes seconds per write: records created in the same second keep their creation order
+ * (as a real cloud's would, being seconds apart) instead of falling back to random id order.
+ * Keyed by the record object, so it needs no field on the wire and no per-cloud state.
+ */
+const creationOrder = new WeakMap<Ordered, number>();
+let nextCreation = 0;
+
+function creationOf(record: Ordered): number {
+  let n = creationOrder.get(record);
+  if (n === undefined) creationOrder.set(record, (n = nextCreation++));
+  return n;
+}
+
 export function compareCreated(a: Ordered, b: Ordered): number {
   if (a.created_at !== b.created_at) return a.created_at < b.created_at ? -1 : 1;
-  return a.id < b.id ? -1 : a.id > b.id ? 1 : 0;
+  if (a.id === b.id) return 0;
+  return creationOf(a) - creationOf(b);
 }
 
 export class Collection<T extends Ordered> {
@@ -30,6 +46,7 @@ export class Collection<T extends Ordered> {
 
   add(record: T): void {
     this.byId.set(record.id, record);
+    creationOf(record);
     // Records are created with a monotonic clock, so this is an append in practice.
     let lo = 0;
     let hi = this.order.length;
