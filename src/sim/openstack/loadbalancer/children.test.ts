@@ -3,37 +3,21 @@ import { after, before, describe, it } from 'node:test';
 import type { TestCloud } from '../testing/harness.ts';
 import {
   activeLb,
+  demoCalls,
   forceState,
   getLb,
-  type LbBody,
-  makeSubnet,
   type Net,
   settled,
   sim,
-  startSlowCloud,
+  startSlowCloudWithSubnet,
 } from './testkit.ts';
 
 describe('octavia listeners, pools, members and health monitors', () => {
   let t: TestCloud;
   let net: Net;
-  before(async () => {
-    t = await startSlowCloud();
-    net = await makeSubnet(t);
-  });
+  before(async () => ({ t, net } = await startSlowCloudWithSubnet()));
   after(async () => t.close());
-
-  /** A write as demo that must succeed; waits for the load balancer to settle afterwards. */
-  async function write(lb: LbBody, method: string, path: string, body?: unknown) {
-    const res = await t.request('octavia', method, path, { user: 'demo', ...(body ? { body } : {}) });
-    assert.ok(
-      res.status >= 200 && res.status < 300,
-      `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`,
-    );
-    await settled(t, lb.id);
-    return res;
-  }
-  const call = (method: string, path: string, body?: unknown) =>
-    t.request('octavia', method, path, { user: 'demo', ...(body ? { body } : {}) });
+  const { call, write } = demoCalls(() => t);
 
   it('creates listeners: PENDING_CREATE under a PENDING_UPDATE load balancer, then ACTIVE/ONLINE', async () => {
     const lb = await activeLb(t, net.subnetId);

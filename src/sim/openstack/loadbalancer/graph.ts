@@ -3,7 +3,7 @@
  * L7 policies, pools with members and health monitor, all validated before anything is created,
  * as Octavia's _graph_create does inside one database transaction.
  */
-import type { Change } from './lifecycle.ts';
+import { creating, type Change } from './lifecycle.ts';
 import { validatePolicyAction, validateRule, newPolicy, newRule, RULE_CREATE_FIELDS } from './l7policies.ts';
 import { HM_GRAPH_FIELDS, newHealthMonitor, validateHealthMonitor } from './healthmonitors.ts';
 import {
@@ -20,7 +20,6 @@ import {
   LISTENER_PROTOCOLS,
   POOL_PROTOCOLS,
   type LoadBalancerRecord,
-  type ProvisioningStatus,
   type Provisioned,
 } from './model.ts';
 import { POOL_MUTABLE_FIELDS, newPool, validatePoolOptions } from './pools.ts';
@@ -208,6 +207,5 @@ export function buildGraph(
       }
     }
   }
-  const pending: ProvisioningStatus = 'PENDING_CREATE';
-  return created.map((record) => ({ record, pending, final }));
+  return created.map((record) => creating(record, final));
 }

@@ -1,21 +1,19 @@
 /** Health monitors: /v2/lbaas/healthmonitors, one per pool, with Octavia's type rules per pool protocol. */
 import { SimError } from '../core/errors.ts';
-import { uuid } from '../core/ids.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
-import { authorize, listScope, type Ctx } from './context.ts';
+import { authorize, type Ctx } from './context.ts';
 import { invalidOption, validation } from './errors.ts';
-import type { Change } from './lifecycle.ts';
-import { selectOne } from './listeners.ts';
-import { listResponse } from './listing.ts';
+import { PROVISIONED_ATTRIBUTES } from './listing.ts';
 import {
   HEALTH_MONITOR_TYPES,
   HTTP_METHODS,
   UDP_CONNECT_MIN_DELAY,
-  octaviaTime,
+  newProvisioned,
   type HealthMonitorRecord,
   type PoolRecord,
 } from './model.ts';
 import { ProviderDriver } from './providers.ts';
+import { readHandlers } from './reads.ts';
 import {
   bool,
   enumOf,
@@ -29,7 +27,7 @@ import {
   type Fields,
   type Parsed,
 } from './schema.ts';
-import { stampUpdate, takeCreateFaults } from './writes.ts';
+import { healthMonitorTarget, poolLocks } from './targets.ts';
 
 const HM_MUTABLE_FIELDS: Fields = {
   name: str(),
@@ -93,14 +91,7 @@ export function newHealthMonitor(hm: Parsed, pool: PoolRecord): HealthMonitorRec
   const type = hm.type as string;
   const http = HTTP_TYPES.includes(type);
   return {
-    id: uuid(),
-    name: (hm.name as string | null) ?? '',
-    project_id: pool.project_id,
-    provisioning_status: 'PENDING_CREATE',
-    admin_state_up: (hm.admin_state_up as boolean | null) ?? true,
-    created_at: octaviaTime(),
-    updated_at: null,
-    tags: (hm.tags as string[] | null) ?? [],
+    ...newProvisioned(hm, pool.project_id),
     pool_id: pool.id,
     type,
     delay: hm.delay as number,
@@ -116,7 +107,7 @@ export function newHealthMonitor(hm: Parsed, pool: PoolRecord): HealthMonitorRec
 }
 
 const HM_ATTRIBUTES: Readonly<Record<string, (h: HealthMonitorRecord) => unknown>> = {
-  id: (h) => h.id,
+  ...PROVISIONED_ATTRIBUTES,
   name: (h) => h.name,
   type: (h) => h.type,
   delay: (h) => h.delay,
@@ -126,36 +117,22 @@ const HM_ATTRIBUTES: Readonly<Record<string, (h: HealthMonitorRecord) => unknown
   http_method: (h) => h.http_method,
   url_path: (h) => h.url_path,
   expected_codes: (h) => h.expected_codes,
-  admin_state_up: (h) => h.admin_state_up,
-  provisioning_status: (h) => h.provisioning_status,
   pool_id: (h) => h.pool_id,
-  created_at: (h) => h.created_at,
-  updated_at: (h) => h.updated_at,
-  project_id: (h) => h.project_id,
 };
 
-export function healthMonitorHandlers(ctx: Ctx, lockChanges: (pool: PoolRecord) => Change[]) {
-  const { store, life, views, cloud } = ctx;
+export function healthMonitorHandlers(ctx: Ctx) {
+  const { store, life, views } = ctx;
 
   return {
-    list: (req: SimRequest): SimResponse => {
-      const visible = listScope(req);
-      return listResponse(req, {
-        collection: 'healthmonitors',
-        items: store.healthmonitors.ordered(),
-        visible,
-        lookup: (id) => store.healthmonitors.get(id),
-        view: (h) => views.healthmonitor(h),
-        attributes: HM_ATTRIBUTES,
-        tags: (h) => h.tags,
-      });
-    },
-
-    get: (req: SimRequest): SimResponse => {
-      const hm = store.healthmonitor(req.params.healthmonitor_id!);
-      authorize(req, hm.project_id);
-      return { status: 200, body: { healthmonitor: selectOne(views.healthmonitor(hm), req) } };
-    },
+    ...readHandlers({
+      collection: 'healthmonitors',
+      item: 'healthmonitor',
+      records: store.healthmonitors,
+      param: 'healthmonitor_id',
+      find: (id) => store.healthmonitor(id),
+      view: (h) => views.healthmonitor(h),
+      attributes: HM_ATTRIBUTES,
+    }),
 
     create: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'healthmonitor', HM_POST_FIELDS);
@@ -164,72 +141,34 @@ export function healthMonitorHandlers(ctx: Ctx, lockChanges: (pool: PoolRecord) 
       const type = body.type as string;
       validateHealthMonitor(type, pool, body);
       authorize(req, lb.project_id);
-      life.assertPoolWritable(pool);
-      life.assertChildWritable(lb);
+      life.assertPoolChildWritable(pool, lb);
       if (pool.healthmonitor_id) throw new SimError(409, 'This pool already has a health monitor');
       new ProviderDriver(lb.provider).healthmonitor(type);
       const hm = newHealthMonitor(body, pool);
       store.addHealthMonitor(hm);
-      const faults = takeCreateFaults(cloud, 'healthmonitor');
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [...lockChanges(pool), { record: hm, pending: 'PENDING_CREATE', final: faults.final }],
-        key: 'octavia.child.create',
-        stuck: faults.stuck,
-      });
+      life.createChild(lb, poolLocks(store, pool), 'healthmonitor', [hm]);
       return { status: 201, body: { healthmonitor: views.healthmonitor(hm) } };
     },
 
     update: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'healthmonitor', HM_MUTABLE_FIELDS);
-      const hm = store.healthmonitor(req.params.healthmonitor_id!);
-      const pool = store.pool(hm.pool_id);
-      const lb = store.lbOfPool(pool);
-      authorize(req, lb.project_id);
+      const { hm, pool, lb } = healthMonitorTarget(store, req);
       if (!HTTP_TYPES.includes(hm.type)) {
         for (const field of ['http_method', 'url_path', 'expected_codes']) {
           if (field in body) throw invalidOption(field, `health monitors of type ${hm.type}`);
         }
       }
       if (hm.type === 'UDP-CONNECT') validateHealthMonitor(hm.type, pool, body);
-      life.assertPoolWritable(pool);
-      life.assertChildWritable(lb);
+      life.assertPoolChildWritable(pool, lb);
       applyHealthMonitorUpdate(hm, body);
-      stampUpdate(hm);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [...lockChanges(pool), { record: hm, pending: 'PENDING_UPDATE', final: 'ACTIVE' }],
-        key: 'octavia.child.update',
-      });
+      life.updateChild(lb, poolLocks(store, pool), hm);
       return { status: 200, body: { healthmonitor: views.healthmonitor(hm) } };
     },
 
     remove: (req: SimRequest): SimResponse => {
-      const hm = store.healthmonitor(req.params.healthmonitor_id!);
-      const pool = store.pool(hm.pool_id);
-      const lb = store.lbOfPool(pool);
-      authorize(req, lb.project_id);
-      life.assertPoolWritable(pool);
-      life.assertChildWritable(lb);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lockChanges(pool),
-          {
-            record: hm,
-            pending: 'PENDING_DELETE',
-            final: 'DELETED',
-            remove: () => store.removeHealthMonitor(hm),
-          },
-        ],
-        key: 'octavia.child.delete',
-      });
+      const { hm, pool, lb } = healthMonitorTarget(store, req);
+      life.assertPoolChildWritable(pool, lb);
+      life.deleteChild(lb, poolLocks(store, pool), hm, () => store.removeHealthMonitor(hm));
       return { status: 204 };
     },
   };

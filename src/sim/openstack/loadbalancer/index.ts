@@ -9,7 +9,7 @@ import type { Ctx } from './context.ts';
 import { renderOctaviaError } from './errors.ts';
 import { healthMonitorHandlers } from './healthmonitors.ts';
 import { l7Handlers } from './l7policies.ts';
-import { Lifecycle, type Change } from './lifecycle.ts';
+import { Lifecycle } from './lifecycle.ts';
 import { listenerHandlers } from './listeners.ts';
 import { loadBalancerHandlers } from './loadbalancers.ts';
 import { memberHandlers } from './members.ts';
@@ -18,7 +18,6 @@ import {
   PROVISIONING_STATUSES,
   type OperatingStatus,
   type ProvisioningStatus,
-  type PoolRecord,
   type Provisioned,
 } from './model.ts';
 import { poolHandlers } from './pools.ts';
@@ -42,13 +41,8 @@ export function registerOctavia(cloud: EmulatedCloud): OctaviaStore {
   const lbs = loadBalancerHandlers(ctx);
   const listeners = listenerHandlers(ctx);
   const pools = poolHandlers(ctx);
-  // Member and monitor writes lock the pool, its listeners and the load balancer.
-  const poolLock = (pool: PoolRecord): Change[] => [
-    ...pools.lockChanges(store.lbOfPool(pool), store.listenersOfPool(pool)),
-    { record: pool, pending: 'PENDING_UPDATE', final: 'ACTIVE' },
-  ];
-  const members = memberHandlers(ctx, poolLock);
-  const hms = healthMonitorHandlers(ctx, poolLock);
+  const members = memberHandlers(ctx);
+  const hms = healthMonitorHandlers(ctx);
   const l7 = l7Handlers(ctx);
 
   const resources: [string, Handler][] = [

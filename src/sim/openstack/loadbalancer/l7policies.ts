@@ -1,23 +1,22 @@
 /** L7 policies and rules: /v2/lbaas/l7policies and /v2/lbaas/l7policies/{id}/rules. */
 import { SimError } from '../core/errors.ts';
-import { uuid } from '../core/ids.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
 import { compareCreated } from './collection.ts';
-import { authorize, listScope, type Ctx } from './context.ts';
+import { authorize, type Ctx } from './context.ts';
 import { notFound } from './errors.ts';
-import type { Change } from './lifecycle.ts';
-import { checkPoolProtocol, selectOne } from './listeners.ts';
-import { listResponse } from './listing.ts';
+import { checkPoolProtocol } from './listeners.ts';
+import { listResponse, PROVISIONED_ATTRIBUTES } from './listing.ts';
 import {
   L7POLICY_ACTIONS,
   L7RULE_COMPARE_TYPES,
   L7RULE_TYPES,
-  octaviaTime,
+  newProvisioned,
   type L7PolicyRecord,
   type L7RuleRecord,
   type ListenerRecord,
 } from './model.ts';
 import { ProviderDriver } from './providers.ts';
+import { readHandlers, selectOne } from './reads.ts';
 import {
   bool,
   enumOf,
@@ -32,7 +31,7 @@ import {
   type Fields,
   type Parsed,
 } from './schema.ts';
-import { stampUpdate, takeCreateFaults } from './writes.ts';
+import { listenerTarget, policyTarget, ruleTarget } from './targets.ts';
 
 const MAX_POSITION = 2_147_483_647;
 const MAX_RULES = 50;
@@ -129,15 +128,8 @@ export function newPolicy(
   const action = p.action as string;
   const redirects = action === 'REDIRECT_TO_URL' || action === 'REDIRECT_PREFIX';
   return {
-    id: uuid(),
-    name: (p.name as string | null) ?? '',
+    ...newProvisioned(p, listener.project_id),
     description: (p.description as string | null) ?? '',
-    project_id: listener.project_id,
-    provisioning_status: 'PENDING_CREATE',
-    admin_state_up: (p.admin_state_up as boolean | null) ?? true,
-    created_at: octaviaTime(),
-    updated_at: null,
-    tags: (p.tags as string[] | null) ?? [],
     listener_id: listener.id,
     action,
     position: (p.position as number | null) ?? MAX_POSITION,
@@ -151,14 +143,9 @@ export function newPolicy(
 
 export function newRule(r: Parsed, policy: L7PolicyRecord): L7RuleRecord {
   return {
-    id: uuid(),
+    ...newProvisioned(r, policy.project_id),
+    // L7 rules have no name of their own.
     name: '',
-    project_id: policy.project_id,
-    provisioning_status: 'PENDING_CREATE',
-    admin_state_up: (r.admin_state_up as boolean | null) ?? true,
-    created_at: octaviaTime(),
-    updated_at: null,
-    tags: (r.tags as string[] | null) ?? [],
     l7policy_id: policy.id,
     type: r.type as string,
     compare_type: r.compare_type as string,
@@ -169,7 +156,7 @@ export function newRule(r: Parsed, policy: L7PolicyRecord): L7RuleRecord {
 }
 
 const POLICY_ATTRIBUTES: Readonly<Record<string, (p: L7PolicyRecord) => unknown>> = {
-  id: (p) => p.id,
+  ...PROVISIONED_ATTRIBUTES,
   name: (p) => p.name,
   description: (p) => p.description,
   action: (p) => p.action,
@@ -179,37 +166,19 @@ const POLICY_ATTRIBUTES: Readonly<Record<string, (p: L7PolicyRecord) => unknown>
   redirect_url: (p) => p.redirect_url,
   redirect_prefix: (p) => p.redirect_prefix,
   redirect_http_code: (p) => p.redirect_http_code,
-  admin_state_up: (p) => p.admin_state_up,
-  provisioning_status: (p) => p.provisioning_status,
-  created_at: (p) => p.created_at,
-  updated_at: (p) => p.updated_at,
-  project_id: (p) => p.project_id,
 };
 
 const RULE_ATTRIBUTES: Readonly<Record<string, (r: L7RuleRecord) => unknown>> = {
-  id: (r) => r.id,
+  ...PROVISIONED_ATTRIBUTES,
   type: (r) => r.type,
   compare_type: (r) => r.compare_type,
   key: (r) => r.key,
   value: (r) => r.value,
   invert: (r) => r.invert,
-  admin_state_up: (r) => r.admin_state_up,
-  provisioning_status: (r) => r.provisioning_status,
-  created_at: (r) => r.created_at,
-  updated_at: (r) => r.updated_at,
-  project_id: (r) => r.project_id,
 };
 
 export function l7Handlers(ctx: Ctx) {
-  const { store, life, views, cloud } = ctx;
-
-  function lock(listener: ListenerRecord): Change[] {
-    const lb = store.lbOfListener(listener);
-    return [
-      { record: lb, pending: 'PENDING_UPDATE', final: 'ACTIVE' },
-      { record: listener, pending: 'PENDING_UPDATE', final: 'ACTIVE' },
-    ];
-  }
+  const { store, life, views } = ctx;
 
   function redirectPool(listener: ListenerRecord, poolId: string): string {
     const pool = store.pools.get(poolId);
@@ -218,37 +187,20 @@ export function l7Handlers(ctx: Ctx) {
     return pool.id;
   }
 
-  function ruleOf(policy: L7PolicyRecord, id: string): L7RuleRecord {
-    const r = store.l7rules.get(id);
-    if (!r || r.l7policy_id !== policy.id) throw notFound('L7 Rule', id);
-    return r;
-  }
-
   return {
-    list: (req: SimRequest): SimResponse => {
-      const visible = listScope(req);
-      return listResponse(req, {
-        collection: 'l7policies',
-        items: store.l7policies.ordered(),
-        visible,
-        lookup: (id) => store.l7policies.get(id),
-        view: (p) => views.l7policy(p),
-        attributes: POLICY_ATTRIBUTES,
-        tags: (p) => p.tags,
-      });
-    },
-
-    get: (req: SimRequest): SimResponse => {
-      const policy = store.l7policy(req.params.l7policy_id!);
-      authorize(req, policy.project_id);
-      return { status: 200, body: { l7policy: selectOne(views.l7policy(policy), req) } };
-    },
+    ...readHandlers({
+      collection: 'l7policies',
+      item: 'l7policy',
+      records: store.l7policies,
+      param: 'l7policy_id',
+      find: (id) => store.l7policy(id),
+      view: (p) => views.l7policy(p),
+      attributes: POLICY_ATTRIBUTES,
+    }),
 
     create: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'l7policy', POLICY_POST_FIELDS);
-      const listener = store.listener(body.listener_id as string);
-      const lb = store.lbOfListener(listener);
-      authorize(req, lb.project_id);
+      const { listener, lb } = listenerTarget(store, req, body.listener_id as string);
       validatePolicyAction(body, Boolean(body.redirect_pool_id));
       const poolId = body.redirect_pool_id ? redirectPool(listener, body.redirect_pool_id as string) : null;
       const rules = (body.rules as Parsed[] | null | undefined) ?? [];
@@ -259,28 +211,13 @@ export function l7Handlers(ctx: Ctx) {
       store.addL7Policy(policy);
       const created = rules.map((r) => newRule(r, policy));
       for (const r of created) store.addL7Rule(r);
-      const faults = takeCreateFaults(cloud, 'l7policy');
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lock(listener),
-          { record: policy, pending: 'PENDING_CREATE', final: faults.final },
-          ...created.map((r): Change => ({ record: r, pending: 'PENDING_CREATE', final: faults.final })),
-        ],
-        key: 'octavia.child.create',
-        stuck: faults.stuck,
-      });
+      life.createChild(lb, [listener], 'l7policy', [policy, ...created]);
       return { status: 201, body: { l7policy: views.l7policy(policy) } };
     },
 
     update: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'l7policy', POLICY_MUTABLE_FIELDS);
-      const policy = store.l7policy(req.params.l7policy_id!);
-      const listener = store.listener(policy.listener_id);
-      const lb = store.lbOfListener(listener);
-      authorize(req, lb.project_id);
+      const { policy, listener, lb } = policyTarget(store, req);
       const merged: Parsed = {
         action: policy.action,
         redirect_url: policy.redirect_url,
@@ -321,38 +258,14 @@ export function l7Handlers(ctx: Ctx) {
         policy.position = body.position;
         store.renumberPolicies(listener, policy);
       }
-      stampUpdate(policy);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [...lock(listener), { record: policy, pending: 'PENDING_UPDATE', final: 'ACTIVE' }],
-        key: 'octavia.child.update',
-      });
+      life.updateChild(lb, [listener], policy);
       return { status: 200, body: { l7policy: views.l7policy(policy) } };
     },
 
     remove: (req: SimRequest): SimResponse => {
-      const policy = store.l7policy(req.params.l7policy_id!);
-      const listener = store.listener(policy.listener_id);
-      const lb = store.lbOfListener(listener);
-      authorize(req, lb.project_id);
+      const { policy, listener, lb } = policyTarget(store, req);
       life.assertChildWritable(lb);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lock(listener),
-          {
-            record: policy,
-            pending: 'PENDING_DELETE',
-            final: 'DELETED',
-            remove: () => store.removeL7Policy(policy),
-          },
-        ],
-        key: 'octavia.child.delete',
-      });
+      life.deleteChild(lb, [listener], policy, () => store.removeL7Policy(policy));
       return { status: 204 };
     },
 
@@ -372,17 +285,14 @@ export function l7Handlers(ctx: Ctx) {
 
     getRule: (req: SimRequest): SimResponse => {
       const policy = store.l7policy(req.params.l7policy_id!);
-      const rule = ruleOf(policy, req.params.l7rule_id!);
+      const rule = store.ruleIn(policy, req.params.l7rule_id!);
       authorize(req, rule.project_id);
       return { status: 200, body: { rule: selectOne(views.l7rule(rule), req) } };
     },
 
     createRule: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'rule', RULE_POST_FIELDS);
-      const policy = store.l7policy(req.params.l7policy_id!);
-      const listener = store.listener(policy.listener_id);
-      const lb = store.lbOfListener(listener);
-      authorize(req, lb.project_id);
+      const { policy, listener, lb } = policyTarget(store, req);
       validateRule(body);
       life.assertChildWritable(lb);
       if (policy.rule_ids.length >= MAX_RULES)
@@ -390,29 +300,13 @@ export function l7Handlers(ctx: Ctx) {
       new ProviderDriver(lb.provider).l7rule();
       const rule = newRule(body, policy);
       store.addL7Rule(rule);
-      const faults = takeCreateFaults(cloud, 'l7rule');
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lock(listener),
-          { record: policy, pending: 'PENDING_UPDATE', final: 'ACTIVE' },
-          { record: rule, pending: 'PENDING_CREATE', final: faults.final },
-        ],
-        key: 'octavia.child.create',
-        stuck: faults.stuck,
-      });
+      life.createChild(lb, [listener, policy], 'l7rule', [rule]);
       return { status: 201, body: { rule: views.l7rule(rule) } };
     },
 
     updateRule: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'rule', RULE_MUTABLE_FIELDS);
-      const policy = store.l7policy(req.params.l7policy_id!);
-      const rule = ruleOf(policy, req.params.l7rule_id!);
-      const listener = store.listener(policy.listener_id);
-      const lb = store.lbOfListener(listener);
-      authorize(req, lb.project_id);
+      const { policy, rule, listener, lb } = ruleTarget(store, req);
       const merged: Parsed = { ...rule, ...body };
       validateRule(merged);
       life.assertChildWritable(lb);
@@ -423,44 +317,14 @@ export function l7Handlers(ctx: Ctx) {
       if ('invert' in body) rule.invert = (body.invert as boolean | null) ?? false;
       if ('admin_state_up' in body) rule.admin_state_up = (body.admin_state_up as boolean | null) ?? true;
       if ('tags' in body) rule.tags = (body.tags as string[] | null) ?? [];
-      stampUpdate(rule);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lock(listener),
-          { record: policy, pending: 'PENDING_UPDATE', final: 'ACTIVE' },
-          { record: rule, pending: 'PENDING_UPDATE', final: 'ACTIVE' },
-        ],
-        key: 'octavia.child.update',
-      });
+      life.updateChild(lb, [listener, policy], rule);
       return { status: 200, body: { rule: views.l7rule(rule) } };
     },
 
     removeRule: (req: SimRequest): SimResponse => {
-      const policy = store.l7policy(req.params.l7policy_id!);
-      const rule = ruleOf(policy, req.params.l7rule_id!);
-      const listener = store.listener(policy.listener_id);
-      const lb = store.lbOfListener(listener);
-      authorize(req, lb.project_id);
+      const { policy, rule, listener, lb } = ruleTarget(store, req);
       life.assertChildWritable(lb);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lock(listener),
-          { record: policy, pending: 'PENDING_UPDATE', final: 'ACTIVE' },
-          {
-            record: rule,
-            pending: 'PENDING_DELETE',
-            final: 'DELETED',
-            remove: () => store.removeL7Rule(rule),
-          },
-        ],
-        key: 'octavia.child.delete',
-      });
+      life.deleteChild(lb, [listener, policy], rule, () => store.removeL7Rule(rule));
       return { status: 204 };
     },
   };

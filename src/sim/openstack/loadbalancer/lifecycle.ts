@@ -30,6 +30,29 @@ export interface Transition {
   afterDelete?: () => void;
 }
 
+/** A parent a write locks: PENDING_UPDATE until the worker is done, then ACTIVE again. */
+export function updating(record: Provisioned): Change {
+  return { record, pending: 'PENDING_UPDATE', final: 'ACTIVE' };
+}
+
+export function creating(record: Provisioned, final: 'ACTIVE' | 'ERROR'): Change {
+  return { record, pending: 'PENDING_CREATE', final };
+}
+
+/** Without `remove` the record goes with its parent, whose own `remove` unlinks it. */
+export function deleting(record: Provisioned, remove?: () => void): Change {
+  return remove
+    ? { record, pending: 'PENDING_DELETE', final: 'DELETED', remove }
+    : { record, pending: 'PENDING_DELETE', final: 'DELETED' };
+}
+
+export interface CreateFaults {
+  /** ERROR when an `error-on-create` fault for the resource was consumed. */
+  final: 'ACTIVE' | 'ERROR';
+  /** True when a `stuck` fault for the resource was consumed: the worker never finishes. */
+  stuck: boolean;
+}
+
 /** Providers whose controller never acts: objects stay in their PENDING state. */
 const INERT_PROVIDERS = new Set(['noop_driver']);
 
@@ -54,9 +77,67 @@ export class Lifecycle {
     if (!ok) throw lbPendingState(lb.provisioning_status, lb.id);
   }
 
-  /** A parent pool outside ACTIVE blocks its members and health monitor. */
-  assertPoolWritable(pool: Provisioned): void {
+  /** Members and the health monitor need their pool ACTIVE as well as the load balancer. */
+  assertPoolChildWritable(pool: Provisioned, lb: LoadBalancerRecord): void {
     if (pool.provisioning_status !== 'ACTIVE') throw immutable('Pool', pool.id);
+    this.assertChildWritable(lb);
+  }
+
+  /** Consumes the state faults aimed at the next create of `resource` (loadbalancer, listener, pool...). */
+  createFaults(resource: string): CreateFaults {
+    const error = this.cloud.faults.take('error-on-create', 'octavia', resource);
+    const stuck = this.cloud.faults.take('stuck', 'octavia', resource);
+    return { final: error ? 'ERROR' : 'ACTIVE', stuck };
+  }
+
+  /**
+   * A write on an existing load balancer: it and the parents in `locks` stay PENDING_UPDATE while
+   * the worker settles `changes`, then go back to ACTIVE. `begin` stamps updated_at on everything
+   * that is not being created, so handlers need not.
+   */
+  write(
+    lb: LoadBalancerRecord,
+    locks: readonly Provisioned[],
+    changes: readonly Change[],
+    key: TransitionKey,
+    stuck = false,
+  ): void {
+    this.begin({
+      lb,
+      lbPending: 'PENDING_UPDATE',
+      lbFinal: 'ACTIVE',
+      changes: [...locks.map(updating), ...changes],
+      key,
+      stuck,
+    });
+  }
+
+  /** `created` were just added under `lb`; a create fault for `resource` decides how they end. */
+  createChild(
+    lb: LoadBalancerRecord,
+    locks: readonly Provisioned[],
+    resource: string,
+    created: readonly Provisioned[],
+  ): void {
+    const faults = this.createFaults(resource);
+    const changes = created.map((record) => creating(record, faults.final));
+    this.write(lb, locks, changes, 'octavia.child.create', faults.stuck);
+  }
+
+  updateChild(lb: LoadBalancerRecord, locks: readonly Provisioned[], record: Provisioned): void {
+    this.write(lb, locks, [updating(record)], 'octavia.child.update');
+  }
+
+  /** `along` are deleted with `record` (a pool's members and monitor); `remove` unlinks them all. */
+  deleteChild(
+    lb: LoadBalancerRecord,
+    locks: readonly Provisioned[],
+    record: Provisioned,
+    remove: () => void,
+    along: readonly Provisioned[] = [],
+  ): void {
+    const changes = [...along.map((r) => deleting(r)), deleting(record, remove)];
+    this.write(lb, locks, changes, 'octavia.child.delete');
   }
 
   begin(t: Transition): void {

@@ -1,12 +1,10 @@
 /** Listeners: /v2/lbaas/listeners, protocol rules, duplicate ports, default pools and stats. */
 import { isIP } from 'node:net';
-import { uuid } from '../core/ids.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
-import { authorize, listScope, type Ctx } from './context.ts';
+import { authorize, type Ctx } from './context.ts';
 import { invalidOption, notFound, validation } from './errors.ts';
 import { SimError } from '../core/errors.ts';
-import type { Change } from './lifecycle.ts';
-import { listResponse } from './listing.ts';
+import { PROVISIONED_ATTRIBUTES } from './listing.ts';
 import {
   CLIENT_AUTHENTICATION,
   DEFAULT_TIMEOUT_CLIENT_DATA,
@@ -18,13 +16,14 @@ import {
   MAX_TIMEOUT,
   SUPPORTED_HTTP_HEADERS,
   SUPPORTED_SSL_HEADERS,
-  octaviaTime,
+  newProvisioned,
   transportOf,
   type ListenerRecord,
   type LoadBalancerRecord,
   type PoolRecord,
 } from './model.ts';
 import { ProviderDriver } from './providers.ts';
+import { readHandlers } from './reads.ts';
 import {
   bool,
   cidrList,
@@ -39,7 +38,7 @@ import {
   type Fields,
   type Parsed,
 } from './schema.ts';
-import { stampUpdate, takeCreateFaults } from './writes.ts';
+import { listenerTarget } from './targets.ts';
 
 /** Attributes a listener create and update share. */
 export const LISTENER_MUTABLE_FIELDS: Fields = {
@@ -165,15 +164,8 @@ export function checkDuplicatePort(
 
 export function newListener(l: Parsed, lb: LoadBalancerRecord, defaultPoolId: string | null): ListenerRecord {
   return {
-    id: uuid(),
-    name: (l.name as string | null) ?? '',
+    ...newProvisioned(l, lb.project_id),
     description: (l.description as string | null) ?? '',
-    project_id: lb.project_id,
-    provisioning_status: 'PENDING_CREATE',
-    admin_state_up: (l.admin_state_up as boolean | null) ?? true,
-    created_at: octaviaTime(),
-    updated_at: null,
-    tags: (l.tags as string[] | null) ?? [],
     loadbalancer_id: lb.id,
     protocol: l.protocol as string,
     protocol_port: l.protocol_port as number,
@@ -202,11 +194,9 @@ function pyList(items: string[]): string {
 }
 
 export const LISTENER_ATTRIBUTES: Readonly<Record<string, (l: ListenerRecord) => unknown>> = {
-  id: (l) => l.id,
+  ...PROVISIONED_ATTRIBUTES,
   name: (l) => l.name,
   description: (l) => l.description,
-  provisioning_status: (l) => l.provisioning_status,
-  admin_state_up: (l) => l.admin_state_up,
   protocol: (l) => l.protocol,
   protocol_port: (l) => l.protocol_port,
   connection_limit: (l) => l.connection_limit,
@@ -218,17 +208,10 @@ export const LISTENER_ATTRIBUTES: Readonly<Record<string, (l: ListenerRecord) =>
   timeout_member_data: (l) => l.timeout_member_data,
   timeout_tcp_inspect: (l) => l.timeout_tcp_inspect,
   client_authentication: (l) => l.client_authentication,
-  created_at: (l) => l.created_at,
-  updated_at: (l) => l.updated_at,
-  project_id: (l) => l.project_id,
 };
 
 export function listenerHandlers(ctx: Ctx) {
-  const { store, life, views, cloud } = ctx;
-
-  function changesFor(lb: LoadBalancerRecord): Change[] {
-    return [{ record: lb, pending: 'PENDING_UPDATE', final: 'ACTIVE' }];
-  }
+  const { store, life, views } = ctx;
 
   function resolveDefaultPool(lb: LoadBalancerRecord, poolId: string, protocol: string): PoolRecord {
     const pool = store.pools.get(poolId);
@@ -238,24 +221,15 @@ export function listenerHandlers(ctx: Ctx) {
   }
 
   return {
-    list: (req: SimRequest): SimResponse => {
-      const visible = listScope(req);
-      return listResponse(req, {
-        collection: 'listeners',
-        items: store.listeners.ordered(),
-        visible,
-        lookup: (id) => store.listeners.get(id),
-        view: (l) => views.listener(l),
-        attributes: LISTENER_ATTRIBUTES,
-        tags: (l) => l.tags,
-      });
-    },
-
-    get: (req: SimRequest): SimResponse => {
-      const l = store.listener(req.params.listener_id!);
-      authorize(req, l.project_id);
-      return { status: 200, body: { listener: selectOne(views.listener(l), req) } };
-    },
+    ...readHandlers({
+      collection: 'listeners',
+      item: 'listener',
+      records: store.listeners,
+      param: 'listener_id',
+      find: (id) => store.listener(id),
+      view: (l) => views.listener(l),
+      attributes: LISTENER_ATTRIBUTES,
+    }),
 
     create: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'listener', LISTENER_POST_FIELDS);
@@ -274,23 +248,13 @@ export function listenerHandlers(ctx: Ctx) {
       });
       const listener = newListener(body, lb, pool?.id ?? null);
       store.addListener(listener);
-      const faults = takeCreateFaults(cloud, 'listener');
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [...changesFor(lb), { record: listener, pending: 'PENDING_CREATE', final: faults.final }],
-        key: 'octavia.child.create',
-        stuck: faults.stuck,
-      });
+      life.createChild(lb, [], 'listener', [listener]);
       return { status: 201, body: { listener: views.listener(listener) } };
     },
 
     update: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'listener', LISTENER_PUT_FIELDS);
-      const listener = store.listener(req.params.listener_id!);
-      const lb = store.lbOfListener(listener);
-      authorize(req, lb.project_id);
+      const { listener, lb } = listenerTarget(store, req, req.params.listener_id!);
       const merged: Parsed = { ...listenerAsParsed(listener), ...body };
       validateListenerOptions(listener.protocol, merged, lb);
       // A pool may be the default pool of several listeners of the same load balancer.
@@ -304,37 +268,14 @@ export function listenerHandlers(ctx: Ctx) {
       applyListenerUpdate(listener, body);
       if ('default_pool_id' in body)
         store.setDefaultPool(listener, (body.default_pool_id as string | null) ?? null);
-      stampUpdate(listener);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [...changesFor(lb), { record: listener, pending: 'PENDING_UPDATE', final: 'ACTIVE' }],
-        key: 'octavia.child.update',
-      });
+      life.updateChild(lb, [], listener);
       return { status: 200, body: { listener: views.listener(listener) } };
     },
 
     remove: (req: SimRequest): SimResponse => {
-      const listener = store.listener(req.params.listener_id!);
-      const lb = store.lbOfListener(listener);
-      authorize(req, lb.project_id);
+      const { listener, lb } = listenerTarget(store, req, req.params.listener_id!);
       life.assertChildWritable(lb);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...changesFor(lb),
-          {
-            record: listener,
-            pending: 'PENDING_DELETE',
-            final: 'DELETED',
-            remove: () => store.removeListener(listener),
-          },
-        ],
-        key: 'octavia.child.delete',
-      });
+      life.deleteChild(lb, [], listener, () => store.removeListener(listener));
       return { status: 204 };
     },
 
@@ -348,16 +289,6 @@ export function listenerHandlers(ctx: Ctx) {
 
 export function zeroStats() {
   return { bytes_in: 0, bytes_out: 0, active_connections: 0, total_connections: 0, request_errors: 0 };
-}
-
-/** `fields=` on a single GET keeps only the asked attributes, like on lists. */
-export function selectOne(view: Record<string, unknown>, req: SimRequest): Record<string, unknown> {
-  const fields = req.query
-    .getAll('fields')
-    .flatMap((f) => f.split(','))
-    .filter(Boolean);
-  if (fields.length === 0) return view;
-  return Object.fromEntries(Object.entries(view).filter(([k]) => fields.includes(k)));
 }
 
 function listenerAsParsed(l: ListenerRecord): Parsed {

@@ -7,6 +7,7 @@ import { SimError } from '../core/errors.ts';
 import { selectFields } from '../core/query.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
 import { compareCreated, type Ordered } from './collection.ts';
+import type { Provisioned } from './model.ts';
 
 /** octavia.conf [api_settings] pagination_max_limit default. */
 const MAX_LIMIT = 1000;
@@ -22,6 +23,16 @@ const AUXILIARY = new Set([
   'project_id',
 ]);
 const TAG_PARAMS = new Set(['tags', 'tags-any', 'not-tags', 'not-tags-any']);
+
+/** Filter and sort attributes every Octavia object has (all but L7 rules add `name`). */
+export const PROVISIONED_ATTRIBUTES: Readonly<Record<string, (item: Provisioned) => unknown>> = {
+  id: (r) => r.id,
+  provisioning_status: (r) => r.provisioning_status,
+  admin_state_up: (r) => r.admin_state_up,
+  created_at: (r) => r.created_at,
+  updated_at: (r) => r.updated_at,
+  project_id: (r) => r.project_id,
+};
 
 export interface ListOptions<T extends Ordered> {
   /** Wire name of the collection: `loadbalancers` gives `loadbalancers` and `loadbalancers_links`. */

@@ -1,14 +1,15 @@
 /** Load balancers: /v2/lbaas/loadbalancers with status, stats and failover. */
 import { uuid } from '../core/ids.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
-import { authorize, listScope, requireAdmin, targetProject, type Ctx } from './context.ts';
+import { authorize, requireAdmin, targetProject, type Ctx } from './context.ts';
 import { invalidSubresource, providerNotEnabled, validation } from './errors.ts';
 import { LISTENER_GRAPH_FIELDS, POOL_GRAPH_FIELDS, buildGraph, planGraph } from './graph.ts';
-import type { Change } from './lifecycle.ts';
-import { selectOne, zeroStats } from './listeners.ts';
-import { listResponse } from './listing.ts';
-import { octaviaTime, type LoadBalancerRecord } from './model.ts';
+import { deleting } from './lifecycle.ts';
+import { zeroStats } from './listeners.ts';
+import { PROVISIONED_ATTRIBUTES } from './listing.ts';
+import { newProvisioned, type LoadBalancerRecord } from './model.ts';
 import { DEFAULT_PROVIDER, ProviderDriver, isEnabledProvider } from './providers.ts';
+import { readHandlers } from './reads.ts';
 import {
   bool,
   ip,
@@ -22,7 +23,6 @@ import {
   type Parsed,
 } from './schema.ts';
 import { allocateVip, releaseVip, resolveVip, type VipRequest } from './vip.ts';
-import { stampUpdate, takeCreateFaults } from './writes.ts';
 
 const LB_PUT_FIELDS: Fields = {
   name: str(),
@@ -51,11 +51,9 @@ const LB_POST_FIELDS: Fields = {
 };
 
 export const LB_ATTRIBUTES: Readonly<Record<string, (lb: LoadBalancerRecord) => unknown>> = {
-  id: (lb) => lb.id,
+  ...PROVISIONED_ATTRIBUTES,
   name: (lb) => lb.name,
   description: (lb) => lb.description,
-  provisioning_status: (lb) => lb.provisioning_status,
-  admin_state_up: (lb) => lb.admin_state_up,
   vip_address: (lb) => lb.vip_address,
   vip_port_id: (lb) => lb.vip_port_id,
   vip_subnet_id: (lb) => lb.vip_subnet_id,
@@ -64,9 +62,6 @@ export const LB_ATTRIBUTES: Readonly<Record<string, (lb: LoadBalancerRecord) => 
   provider: (lb) => lb.provider,
   flavor_id: (lb) => lb.flavor_id,
   availability_zone: (lb) => lb.availability_zone,
-  created_at: (lb) => lb.created_at,
-  updated_at: (lb) => lb.updated_at,
-  project_id: (lb) => lb.project_id,
 };
 
 export function loadBalancerHandlers(ctx: Ctx) {
@@ -77,24 +72,15 @@ export function loadBalancerHandlers(ctx: Ctx) {
   };
 
   return {
-    list: (req: SimRequest): SimResponse => {
-      const visible = listScope(req);
-      return listResponse(req, {
-        collection: 'loadbalancers',
-        items: store.loadbalancers.ordered(),
-        visible,
-        lookup: (id) => store.loadbalancers.get(id),
-        view: (lb) => views.loadbalancer(lb),
-        attributes,
-        tags: (lb) => lb.tags,
-      });
-    },
-
-    get: (req: SimRequest): SimResponse => {
-      const lb = store.loadbalancer(req.params.loadbalancer_id!);
-      authorize(req, lb.project_id);
-      return { status: 200, body: { loadbalancer: selectOne(views.loadbalancer(lb), req) } };
-    },
+    ...readHandlers({
+      collection: 'loadbalancers',
+      item: 'loadbalancer',
+      records: store.loadbalancers,
+      param: 'loadbalancer_id',
+      find: (id) => store.loadbalancer(id),
+      view: (lb) => views.loadbalancer(lb),
+      attributes,
+    }),
 
     create: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'loadbalancer', LB_POST_FIELDS);
@@ -125,15 +111,8 @@ export function loadBalancerHandlers(ctx: Ctx) {
       const id = uuid();
       const vip = allocateVip(network, driver, id, projectId, vipRequest, resolved, additional);
       const lb: LoadBalancerRecord = {
-        id,
-        name: (body.name as string | null) ?? '',
+        ...newProvisioned(body, projectId, id),
         description: (body.description as string | null) ?? '',
-        project_id: projectId,
-        provisioning_status: 'PENDING_CREATE',
-        admin_state_up: (body.admin_state_up as boolean | null) ?? true,
-        created_at: octaviaTime(),
-        updated_at: null,
-        tags: (body.tags as string[] | null) ?? [],
         vip_address: vip.vip_address,
         vip_port_id: vip.vip_port_id,
         vip_subnet_id: vip.vip_subnet_id,
@@ -149,7 +128,7 @@ export function loadBalancerHandlers(ctx: Ctx) {
         _epoch: 0,
       };
       store.addLoadBalancer(lb);
-      const faults = takeCreateFaults(cloud, 'loadbalancer');
+      const faults = life.createFaults('loadbalancer');
       // Production behaviour: the worker deploys the whole tree, so children settle with the LB.
       const changes = buildGraph(store, lb, plan, faults.final);
       life.begin({
@@ -174,14 +153,7 @@ export function loadBalancerHandlers(ctx: Ctx) {
       if ('vip_qos_policy_id' in body)
         lb.vip_qos_policy_id = (body.vip_qos_policy_id as string | null) ?? null;
       if ('tags' in body) lb.tags = (body.tags as string[] | null) ?? [];
-      stampUpdate(lb);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [],
-        key: 'octavia.loadbalancer.update',
-      });
+      life.write(lb, [], [], 'octavia.loadbalancer.update');
       return { status: 200, body: { loadbalancer: views.loadbalancer(lb) } };
     },
 
@@ -195,10 +167,11 @@ export function loadBalancerHandlers(ctx: Ctx) {
         throw validation(`Cannot delete Load Balancer ${lb.id} - it has children`);
       }
       life.assertLbWritable(lb, 'delete');
-      const changes: Change[] = store
+      // removeLoadBalancer unlinks the whole tree once the load balancer is gone.
+      const changes = store
         .tree(lb)
         .filter((r) => r !== lb)
-        .map((record) => ({ record, pending: 'PENDING_DELETE', final: 'DELETED' }));
+        .map((record) => deleting(record));
       const portId = lb.vip_port_id;
       const owned = lb._vip_port_owned;
       life.begin({
@@ -229,13 +202,7 @@ export function loadBalancerHandlers(ctx: Ctx) {
       requireAdmin(req);
       life.assertLbWritable(lb, 'failover');
       new ProviderDriver(lb.provider).failover();
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [],
-        key: 'octavia.loadbalancer.failover',
-      });
+      life.write(lb, [], [], 'octavia.loadbalancer.failover');
       return { status: 202 };
     },
   };

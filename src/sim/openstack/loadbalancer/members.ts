@@ -3,16 +3,15 @@
  * list what the body says (members matched by address and port keep their id).
  */
 import { SimError } from '../core/errors.ts';
-import { uuid } from '../core/ids.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
 import { compareCreated } from './collection.ts';
 import { authorize, listScope, type Ctx } from './context.ts';
-import { invalidSubresource, notFound } from './errors.ts';
-import type { Change } from './lifecycle.ts';
-import { selectOne } from './listeners.ts';
-import { listResponse } from './listing.ts';
-import { octaviaTime, type MemberRecord, type PoolRecord } from './model.ts';
+import { invalidSubresource } from './errors.ts';
+import { creating, deleting, updating } from './lifecycle.ts';
+import { listResponse, PROVISIONED_ATTRIBUTES } from './listing.ts';
+import { newProvisioned, type MemberRecord, type PoolRecord } from './model.ts';
 import { ProviderDriver } from './providers.ts';
+import { selectOne } from './reads.ts';
 import {
   bool,
   int,
@@ -27,7 +26,7 @@ import {
   type Fields,
   type Parsed,
 } from './schema.ts';
-import { stampUpdate, takeCreateFaults } from './writes.ts';
+import { memberTarget, poolLocks, poolTarget } from './targets.ts';
 
 const MEMBER_MUTABLE_FIELDS: Fields = {
   name: str(),
@@ -52,14 +51,7 @@ const BATCH_FIELDS: Fields = { members: mandatory(objList(MEMBER_CREATE_FIELDS))
 
 export function newMember(m: Parsed, pool: PoolRecord): MemberRecord {
   return {
-    id: uuid(),
-    name: (m.name as string | null) ?? '',
-    project_id: pool.project_id,
-    provisioning_status: 'PENDING_CREATE',
-    admin_state_up: (m.admin_state_up as boolean | null) ?? true,
-    created_at: octaviaTime(),
-    updated_at: null,
-    tags: (m.tags as string[] | null) ?? [],
+    ...newProvisioned(m, pool.project_id),
     pool_id: pool.id,
     address: m.address as string,
     protocol_port: m.protocol_port as number,
@@ -79,10 +71,8 @@ export function duplicateMember(address: string, port: number): SimError {
 }
 
 const MEMBER_ATTRIBUTES: Readonly<Record<string, (m: MemberRecord) => unknown>> = {
-  id: (m) => m.id,
+  ...PROVISIONED_ATTRIBUTES,
   name: (m) => m.name,
-  provisioning_status: (m) => m.provisioning_status,
-  admin_state_up: (m) => m.admin_state_up,
   address: (m) => m.address,
   protocol_port: (m) => m.protocol_port,
   weight: (m) => m.weight,
@@ -90,19 +80,10 @@ const MEMBER_ATTRIBUTES: Readonly<Record<string, (m: MemberRecord) => unknown>> 
   subnet_id: (m) => m.subnet_id,
   monitor_address: (m) => m.monitor_address,
   monitor_port: (m) => m.monitor_port,
-  created_at: (m) => m.created_at,
-  updated_at: (m) => m.updated_at,
-  project_id: (m) => m.project_id,
 };
 
-export function memberHandlers(ctx: Ctx, lockChanges: (pool: PoolRecord) => Change[]) {
+export function memberHandlers(ctx: Ctx) {
   const { store, life, views, cloud } = ctx;
-
-  function memberOf(pool: PoolRecord, id: string): MemberRecord {
-    const m = store.members.get(id);
-    if (!m || m.pool_id !== pool.id) throw notFound('Member', id);
-    return m;
-  }
 
   function checkSubnet(id: unknown): void {
     if (typeof id === 'string' && !cloud.network?.getSubnet(id)) throw invalidSubresource('Subnet', id);
@@ -126,19 +107,16 @@ export function memberHandlers(ctx: Ctx, lockChanges: (pool: PoolRecord) => Chan
 
     get: (req: SimRequest): SimResponse => {
       const pool = store.pool(req.params.pool_id!);
-      const m = memberOf(pool, req.params.member_id!);
+      const m = store.memberIn(pool, req.params.member_id!);
       authorize(req, m.project_id);
       return { status: 200, body: { member: selectOne(views.member(m), req) } };
     },
 
     create: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'member', MEMBER_CREATE_FIELDS);
-      const pool = store.pool(req.params.pool_id!);
-      const lb = store.lbOfPool(pool);
-      authorize(req, lb.project_id);
+      const { pool, lb } = poolTarget(store, req, req.params.pool_id!);
       checkSubnet(body.subnet_id);
-      life.assertPoolWritable(pool);
-      life.assertChildWritable(lb);
+      life.assertPoolChildWritable(pool, lb);
       const address = body.address as string;
       const port = body.protocol_port as number;
       if (store.membersOf(pool).some((m) => m.address === address && m.protocol_port === port)) {
@@ -147,61 +125,24 @@ export function memberHandlers(ctx: Ctx, lockChanges: (pool: PoolRecord) => Chan
       new ProviderDriver(lb.provider).member(body);
       const member = newMember(body, pool);
       store.addMember(member);
-      const faults = takeCreateFaults(cloud, 'member');
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [...lockChanges(pool), { record: member, pending: 'PENDING_CREATE', final: faults.final }],
-        key: 'octavia.child.create',
-        stuck: faults.stuck,
-      });
+      life.createChild(lb, poolLocks(store, pool), 'member', [member]);
       return { status: 201, body: { member: views.member(member) } };
     },
 
     update: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'member', MEMBER_MUTABLE_FIELDS);
-      const pool = store.pool(req.params.pool_id!);
-      const member = memberOf(pool, req.params.member_id!);
-      const lb = store.lbOfPool(pool);
-      authorize(req, lb.project_id);
-      life.assertPoolWritable(pool);
-      life.assertChildWritable(lb);
+      const { pool, member, lb } = memberTarget(store, req);
+      life.assertPoolChildWritable(pool, lb);
       new ProviderDriver(lb.provider).member(body);
       applyMemberUpdate(member, body);
-      stampUpdate(member);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [...lockChanges(pool), { record: member, pending: 'PENDING_UPDATE', final: 'ACTIVE' }],
-        key: 'octavia.child.update',
-      });
+      life.updateChild(lb, poolLocks(store, pool), member);
       return { status: 200, body: { member: views.member(member) } };
     },
 
     remove: (req: SimRequest): SimResponse => {
-      const pool = store.pool(req.params.pool_id!);
-      const member = memberOf(pool, req.params.member_id!);
-      const lb = store.lbOfPool(pool);
-      authorize(req, lb.project_id);
-      life.assertPoolWritable(pool);
-      life.assertChildWritable(lb);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lockChanges(pool),
-          {
-            record: member,
-            pending: 'PENDING_DELETE',
-            final: 'DELETED',
-            remove: () => store.removeMember(member),
-          },
-        ],
-        key: 'octavia.child.delete',
-      });
+      const { pool, member, lb } = memberTarget(store, req);
+      life.assertPoolChildWritable(pool, lb);
+      life.deleteChild(lb, poolLocks(store, pool), member, () => store.removeMember(member));
       return { status: 204 };
     },
 
@@ -211,16 +152,13 @@ export function memberHandlers(ctx: Ctx, lockChanges: (pool: PoolRecord) => Chan
      */
     batch: (req: SimRequest): SimResponse => {
       const body = parseObject(req.body, BATCH_FIELDS, 'members');
-      const pool = store.pool(req.params.pool_id!);
-      const lb = store.lbOfPool(pool);
-      authorize(req, lb.project_id);
+      const { pool, lb } = poolTarget(store, req, req.params.pool_id!);
       const wanted = body.members as Parsed[];
       const additive = ['true', '1', 'yes', 'on'].includes(
         (req.query.get('additive_only') ?? '').toLowerCase(),
       );
       for (const m of wanted) checkSubnet(m.subnet_id);
-      life.assertPoolWritable(pool);
-      life.assertChildWritable(lb);
+      life.assertPoolChildWritable(pool, lb);
       const driver = new ProviderDriver(lb.provider);
       for (const m of wanted) driver.member(m);
 
@@ -240,7 +178,6 @@ export function memberHandlers(ctx: Ctx, lockChanges: (pool: PoolRecord) => Chan
             ...m,
           });
           if ('subnet_id' in m) existing.subnet_id = (m.subnet_id as string | null) ?? null;
-          stampUpdate(existing);
           updated.push(existing);
         } else {
           created.push(newMember(m, pool));
@@ -251,23 +188,16 @@ export function memberHandlers(ctx: Ctx, lockChanges: (pool: PoolRecord) => Chan
         : [...current.values()].filter((m) => !wantedKeys.has(key(m.address, m.protocol_port)));
       if (created.length + updated.length + deleted.length === 0) return { status: 202 };
       for (const m of created) store.addMember(m);
-      life.begin({
+      life.write(
         lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lockChanges(pool),
-          ...created.map((m): Change => ({ record: m, pending: 'PENDING_CREATE', final: 'ACTIVE' })),
-          ...updated.map((m): Change => ({ record: m, pending: 'PENDING_UPDATE', final: 'ACTIVE' })),
-          ...deleted.map((m): Change => ({
-            record: m,
-            pending: 'PENDING_DELETE',
-            final: 'DELETED',
-            remove: () => store.removeMember(m),
-          })),
+        poolLocks(store, pool),
+        [
+          ...created.map((m) => creating(m, 'ACTIVE')),
+          ...updated.map(updating),
+          ...deleted.map((m) => deleting(m, () => store.removeMember(m))),
         ],
-        key: 'octavia.member.batch',
-      });
+        'octavia.member.batch',
+      );
       return { status: 202 };
     },
   };

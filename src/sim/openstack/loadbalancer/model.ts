@@ -2,6 +2,7 @@
  * Octavia's objects as the emulator stores them: wire field names (snake_case) plus the links
  * between parent and children, and a few internal fields prefixed with `_`.
  */
+import { uuid } from '../core/ids.ts';
 
 export type ProvisioningStatus =
   'ACTIVE' | 'PENDING_CREATE' | 'PENDING_UPDATE' | 'PENDING_DELETE' | 'ERROR' | 'DELETED';
@@ -38,6 +39,23 @@ export interface Provisioned {
   tags: string[];
   /** Set through the admin API: wins over the derived operating status (a member marked down). */
   _forced_operating_status?: OperatingStatus | undefined;
+}
+
+/**
+ * What every new object starts as: PENDING_CREATE, never updated, with the asked name, state and
+ * tags. A load balancer brings its own id, which its VIP port was named after.
+ */
+export function newProvisioned(body: Record<string, unknown>, projectId: string, id = uuid()): Provisioned {
+  return {
+    id,
+    name: (body.name as string | null) ?? '',
+    project_id: projectId,
+    provisioning_status: 'PENDING_CREATE',
+    admin_state_up: (body.admin_state_up as boolean | null) ?? true,
+    created_at: octaviaTime(),
+    updated_at: null,
+    tags: (body.tags as string[] | null) ?? [],
+  };
 }
 
 export interface LoadBalancerRecord extends Provisioned {

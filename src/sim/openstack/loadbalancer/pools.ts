@@ -1,23 +1,22 @@
 /** Pools: /v2/lbaas/pools, protocol and session persistence rules, one default pool per listener. */
 import { SimError } from '../core/errors.ts';
-import { uuid } from '../core/ids.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
-import { authorize, listScope, type Ctx } from './context.ts';
+import { authorize, type Ctx } from './context.ts';
 import { validation } from './errors.ts';
-import type { Change } from './lifecycle.ts';
-import { checkPoolProtocol, selectOne } from './listeners.ts';
-import { listResponse } from './listing.ts';
+import { checkPoolProtocol } from './listeners.ts';
+import { PROVISIONED_ATTRIBUTES } from './listing.ts';
 import {
   LB_ALGORITHMS,
   POOL_PROTOCOLS,
   SESSION_PERSISTENCE_TYPES,
-  octaviaTime,
+  newProvisioned,
   type ListenerRecord,
   type LoadBalancerRecord,
   type PoolRecord,
   type SessionPersistence,
 } from './model.ts';
 import { ProviderDriver } from './providers.ts';
+import { readHandlers } from './reads.ts';
 import {
   bool,
   enumOf,
@@ -31,7 +30,7 @@ import {
   type Fields,
   type Parsed,
 } from './schema.ts';
-import { stampUpdate, takeCreateFaults } from './writes.ts';
+import { poolTarget } from './targets.ts';
 
 export const SESSION_PERSISTENCE_FIELDS: Fields = {
   type: mandatory(enumOf(SESSION_PERSISTENCE_TYPES)),
@@ -109,15 +108,8 @@ export function sessionPersistence(sp: Parsed | null | undefined): SessionPersis
 
 export function newPool(p: Parsed, lb: LoadBalancerRecord): PoolRecord {
   return {
-    id: uuid(),
-    name: (p.name as string | null) ?? '',
+    ...newProvisioned(p, lb.project_id),
     description: (p.description as string | null) ?? '',
-    project_id: lb.project_id,
-    provisioning_status: 'PENDING_CREATE',
-    admin_state_up: (p.admin_state_up as boolean | null) ?? true,
-    created_at: octaviaTime(),
-    updated_at: null,
-    tags: (p.tags as string[] | null) ?? [],
     loadbalancer_id: lb.id,
     protocol: p.protocol as string,
     lb_algorithm: p.lb_algorithm as string,
@@ -136,53 +128,29 @@ export function newPool(p: Parsed, lb: LoadBalancerRecord): PoolRecord {
 }
 
 export const POOL_ATTRIBUTES: Readonly<Record<string, (p: PoolRecord) => unknown>> = {
-  id: (p) => p.id,
+  ...PROVISIONED_ATTRIBUTES,
   name: (p) => p.name,
   description: (p) => p.description,
-  provisioning_status: (p) => p.provisioning_status,
-  admin_state_up: (p) => p.admin_state_up,
   protocol: (p) => p.protocol,
   lb_algorithm: (p) => p.lb_algorithm,
   loadbalancer_id: (p) => p.loadbalancer_id,
   healthmonitor_id: (p) => p.healthmonitor_id,
   tls_enabled: (p) => p.tls_enabled,
-  created_at: (p) => p.created_at,
-  updated_at: (p) => p.updated_at,
-  project_id: (p) => p.project_id,
 };
 
 export function poolHandlers(ctx: Ctx) {
-  const { store, life, views, cloud } = ctx;
-
-  /** The load balancer and the listeners a pool change locks, all PENDING_UPDATE until settled. */
-  function lockChanges(lb: LoadBalancerRecord, listeners: ListenerRecord[]): Change[] {
-    return [
-      { record: lb, pending: 'PENDING_UPDATE', final: 'ACTIVE' },
-      ...listeners.map((l): Change => ({ record: l, pending: 'PENDING_UPDATE', final: 'ACTIVE' })),
-    ];
-  }
+  const { store, life, views } = ctx;
 
   return {
-    lockChanges,
-
-    list: (req: SimRequest): SimResponse => {
-      const visible = listScope(req);
-      return listResponse(req, {
-        collection: 'pools',
-        items: store.pools.ordered(),
-        visible,
-        lookup: (id) => store.pools.get(id),
-        view: (p) => views.pool(p),
-        attributes: POOL_ATTRIBUTES,
-        tags: (p) => p.tags,
-      });
-    },
-
-    get: (req: SimRequest): SimResponse => {
-      const pool = store.pool(req.params.pool_id!);
-      authorize(req, pool.project_id);
-      return { status: 200, body: { pool: selectOne(views.pool(pool), req) } };
-    },
+    ...readHandlers({
+      collection: 'pools',
+      item: 'pool',
+      records: store.pools,
+      param: 'pool_id',
+      find: (id) => store.pool(id),
+      view: (p) => views.pool(p),
+      attributes: POOL_ATTRIBUTES,
+    }),
 
     create: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'pool', POOL_POST_FIELDS);
@@ -212,26 +180,13 @@ export function poolHandlers(ctx: Ctx) {
       const pool = newPool(body, lb);
       store.addPool(pool);
       if (listener) store.setDefaultPool(listener, pool.id);
-      const faults = takeCreateFaults(cloud, 'pool');
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lockChanges(lb, listener ? [listener] : []),
-          { record: pool, pending: 'PENDING_CREATE', final: faults.final },
-        ],
-        key: 'octavia.child.create',
-        stuck: faults.stuck,
-      });
+      life.createChild(lb, listener ? [listener] : [], 'pool', [pool]);
       return { status: 201, body: { pool: views.pool(pool) } };
     },
 
     update: (req: SimRequest): SimResponse => {
       const body = parseRoot(req.body, 'pool', POOL_MUTABLE_FIELDS);
-      const pool = store.pool(req.params.pool_id!);
-      const lb = store.lbOfPool(pool);
-      authorize(req, lb.project_id);
+      const { pool, lb } = poolTarget(store, req, req.params.pool_id!);
       validatePoolOptions(pool.protocol, {
         ca_tls_container_ref: pool.ca_tls_container_ref,
         crl_container_ref: pool.crl_container_ref,
@@ -243,42 +198,19 @@ export function poolHandlers(ctx: Ctx) {
         session_persistence: body.session_persistence as Parsed | null | undefined,
       });
       applyPoolUpdate(pool, body);
-      stampUpdate(pool);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lockChanges(lb, store.listenersOfPool(pool)),
-          { record: pool, pending: 'PENDING_UPDATE', final: 'ACTIVE' },
-        ],
-        key: 'octavia.child.update',
-      });
+      life.updateChild(lb, store.listenersOfPool(pool), pool);
       return { status: 200, body: { pool: views.pool(pool) } };
     },
 
     remove: (req: SimRequest): SimResponse => {
-      const pool = store.pool(req.params.pool_id!);
-      const lb = store.lbOfPool(pool);
-      authorize(req, lb.project_id);
+      const { pool, lb } = poolTarget(store, req, req.params.pool_id!);
       const policy = store.policiesRedirectingTo(pool)[0];
       if (policy) throw new SimError(409, `Pool ${pool.id} is in use by L7 policy ${policy.id}`);
       life.assertChildWritable(lb);
       const hm = store.healthmonitorOf(pool);
-      life.begin({
-        lb,
-        lbPending: 'PENDING_UPDATE',
-        lbFinal: 'ACTIVE',
-        changes: [
-          ...lockChanges(lb, store.listenersOfPool(pool)),
-          ...store
-            .membersOf(pool)
-            .map((m): Change => ({ record: m, pending: 'PENDING_DELETE', final: 'DELETED' })),
-          ...(hm ? [{ record: hm, pending: 'PENDING_DELETE', final: 'DELETED' } satisfies Change] : []),
-          { record: pool, pending: 'PENDING_DELETE', final: 'DELETED', remove: () => store.removePool(pool) },
-        ],
-        key: 'octavia.child.delete',
-      });
+      // Members and the monitor go with the pool: removePool unlinks them.
+      const along = [...store.membersOf(pool), ...(hm ? [hm] : [])];
+      life.deleteChild(lb, store.listenersOfPool(pool), pool, () => store.removePool(pool), along);
       return { status: 204 };
     },
   };

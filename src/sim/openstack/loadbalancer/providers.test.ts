@@ -3,37 +3,20 @@ import { after, before, describe, it } from 'node:test';
 import type { TestCloud } from '../testing/harness.ts';
 import {
   activeLb,
+  demoCalls,
   forceState,
   getLb,
   gone,
-  type LbBody,
-  makeSubnet,
   type Net,
-  settled,
-  startSlowCloud,
+  startSlowCloudWithSubnet,
 } from './testkit.ts';
 
 describe('octavia providers', () => {
   let t: TestCloud;
   let net: Net;
-  before(async () => {
-    t = await startSlowCloud();
-    net = await makeSubnet(t);
-  });
+  before(async () => ({ t, net } = await startSlowCloudWithSubnet()));
   after(async () => t.close());
-
-  const call = (method: string, path: string, body?: unknown) =>
-    t.request('octavia', method, path, { user: 'demo', ...(body ? { body } : {}) });
-
-  async function write(lb: LbBody, method: string, path: string, body?: unknown) {
-    const res = await call(method, path, body);
-    assert.ok(
-      res.status >= 200 && res.status < 300,
-      `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`,
-    );
-    await settled(t, lb.id);
-    return res;
-  }
+  const { call, write } = demoCalls(() => t);
 
   const ovnRefusal = (res: { status: number; body: { faultstring: string } }, message: string) => {
     assert.equal(res.status, 501);

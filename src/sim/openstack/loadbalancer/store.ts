@@ -63,6 +63,19 @@ export class OctaviaStore implements Persistent {
     return this.l7rules.get(id) ?? fail('L7 Rule', id);
   }
 
+  /** A member of `pool`: one of another pool is as missing as an unknown id. */
+  memberIn(pool: PoolRecord, id: string): MemberRecord {
+    const m = this.members.get(id);
+    if (!m || m.pool_id !== pool.id) throw notFound('Member', id);
+    return m;
+  }
+
+  ruleIn(policy: L7PolicyRecord, id: string): L7RuleRecord {
+    const r = this.l7rules.get(id);
+    if (!r || r.l7policy_id !== policy.id) throw notFound('L7 Rule', id);
+    return r;
+  }
+
   lbOfPool(pool: PoolRecord): LoadBalancerRecord {
     return this.loadbalancer(pool.loadbalancer_id);
   }

@@ -1,7 +1,8 @@
 /**
- * Helpers the Octavia tests share: a Neutron subnet for VIPs, waiting for a load balancer to
- * settle, and the emulator's admin API (faults, forced states).
+ * Helpers the Octavia tests share: a Neutron subnet for VIPs, calls as demo, waiting for a load
+ * balancer to settle, and the emulator's admin API (faults, forced states).
  */
+import assert from 'node:assert/strict';
 import { eventually, startTestCloud, type SeededUser, type TestCloud } from '../testing/harness.ts';
 
 /**
@@ -53,6 +54,31 @@ export async function getLb(t: TestCloud, id: string, user: SeededUser = 'demo')
     `/v2/lbaas/loadbalancers/${id}`,
     { user },
   );
+}
+
+/** Where every Octavia suite starts: a slow cloud with a demo subnet for VIPs. */
+export async function startSlowCloudWithSubnet(): Promise<{ t: TestCloud; net: Net }> {
+  const t = await startSlowCloud();
+  return { t, net: await makeSubnet(t) };
+}
+
+/**
+ * Octavia calls as demo on the suite's cloud, read through `cloud` because `before` creates it
+ * after the suite has been declared. `write` must succeed and waits for `lb` to settle again.
+ */
+export function demoCalls(cloud: () => TestCloud) {
+  const call = (method: string, path: string, body?: unknown) =>
+    cloud().request('octavia', method, path, { user: 'demo', ...(body ? { body } : {}) });
+  async function write(lb: LbBody, method: string, path: string, body?: unknown) {
+    const res = await call(method, path, body);
+    assert.ok(
+      res.status >= 200 && res.status < 300,
+      `${method} ${path}: ${res.status} ${JSON.stringify(res.body)}`,
+    );
+    await settled(cloud(), lb.id);
+    return res;
+  }
+  return { call, write };
 }
 
 /** Waits until the load balancer reaches `status` (ACTIVE by default) and returns it. */

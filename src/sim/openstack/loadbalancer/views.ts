@@ -19,6 +19,18 @@ type Json = Record<string, unknown>;
 
 const ids = (list: readonly string[]) => list.map((id) => ({ id }));
 
+/** The nested children of a "full" view: those of `list` still in the store, rendered with `view`. */
+function present<T>(
+  list: readonly string[],
+  from: { get(id: string): T | undefined },
+  view: (r: T) => Json,
+): Json[] {
+  return list.flatMap((id) => {
+    const record = from.get(id);
+    return record ? [view(record)] : [];
+  });
+}
+
 export class Views {
   private readonly store: OctaviaStore;
   private readonly status: OperatingStatuses;
@@ -59,14 +71,8 @@ export class Views {
   loadbalancerFull(lb: LoadBalancerRecord): Json {
     const { listeners: _l, pools: _p, ...rest } = this.loadbalancer(lb);
     return {
-      listeners: lb.listener_ids.flatMap((id) => {
-        const l = this.store.listeners.get(id);
-        return l ? [this.listenerFull(l)] : [];
-      }),
-      pools: lb.pool_ids.flatMap((id) => {
-        const p = this.store.pools.get(id);
-        return p ? [this.poolFull(p)] : [];
-      }),
+      listeners: present(lb.listener_ids, this.store.listeners, (l) => this.listenerFull(l)),
+      pools: present(lb.pool_ids, this.store.pools, (p) => this.poolFull(p)),
       ...rest,
     };
   }
@@ -110,10 +116,7 @@ export class Views {
   private listenerFull(l: ListenerRecord): Json {
     const { l7policies: _p, loadbalancers: _lbs, ...rest } = this.listener(l);
     return {
-      l7policies: l.l7policy_ids.flatMap((id) => {
-        const p = this.store.l7policies.get(id);
-        return p ? [this.l7policyFull(p)] : [];
-      }),
+      l7policies: present(l.l7policy_ids, this.store.l7policies, (p) => this.l7policyFull(p)),
       ...rest,
     };
   }
@@ -241,10 +244,7 @@ export class Views {
   private l7policyFull(p: L7PolicyRecord): Json {
     const { rules: _r, ...rest } = this.l7policy(p);
     return {
-      rules: p.rule_ids.flatMap((id) => {
-        const r = this.store.l7rules.get(id);
-        return r ? [this.l7rule(r)] : [];
-      }),
+      rules: present(p.rule_ids, this.store.l7rules, (r) => this.l7rule(r)),
       ...rest,
     };
   }
