@@ -8,6 +8,7 @@ import {
   type LogFormat,
   type LogLevel,
 } from '../lib/log.ts';
+import { registerOpenstack } from './commands/openstack.ts';
 import { registerSim } from './commands/sim.ts';
 import { registerUp } from './commands/up.ts';
 import type { CliContext } from './context.ts';
@@ -44,6 +45,7 @@ export function buildProgram(ctx: CliContext): Command {
 
   registerUp(program, ctx);
   registerSim(program, ctx);
+  registerOpenstack(program, ctx);
   return program;
 }
 
