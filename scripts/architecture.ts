@@ -31,6 +31,7 @@ export const LAYERS: Readonly<
  */
 export const SIM_WIRING: readonly string[] = [
   'src/cli/commands/sim.ts',
+  'src/cli/commands/sim-kube.ts',
   'src/cli/commands/up.ts',
   'src/demo/',
 ];

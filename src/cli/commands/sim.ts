@@ -1,6 +1,7 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import { startOpenStackSim } from '../../sim/openstack/server.ts';
 import type { CliContext } from '../context.ts';
+import { registerSimKube } from './sim-kube.ts';
 
 export function parsePort(value: string): number {
   const n = Number(value);
@@ -86,4 +87,6 @@ export function registerSim(program: Command, ctx: CliContext): void {
         log.info('emulator stopped');
       },
     );
+
+  registerSimKube(sim, ctx);
 }

@@ -1,0 +1,38 @@
+/** Every built-in resource the emulator serves, in one list for the registry. */
+import { customresourcedefinitions } from '../crd.ts';
+import type { ResourceDef } from '../types.ts';
+import { daemonsets, deployments } from './apps.ts';
+import {
+  configmaps,
+  endpoints,
+  events,
+  eventsV1,
+  namespaces,
+  nodes,
+  pods,
+  secrets,
+  serviceaccounts,
+} from './core.ts';
+import { endpointslices, leases, networkpolicies } from './misc.ts';
+import { services } from './services.ts';
+
+export function builtinResources(): ResourceDef[] {
+  return [
+    namespaces,
+    nodes,
+    pods,
+    services,
+    endpoints,
+    configmaps,
+    secrets,
+    serviceaccounts,
+    events,
+    eventsV1,
+    deployments,
+    daemonsets,
+    leases,
+    endpointslices,
+    networkpolicies,
+    customresourcedefinitions,
+  ];
+}

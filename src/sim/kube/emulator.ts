@@ -1,0 +1,192 @@
+/**
+ * One emulated Kubernetes API server: registry of served resources, store, generic registry
+ * logic, watches, the in-process controllers (GC, namespaces, CRDs), service allocators and
+ * reactors. No module-level state: a test creates as many as it likes. The HTTP side lives in
+ * server.ts; this class is also usable in-process.
+ */
+import type { Logger } from 'pino';
+import { builtinResources } from './builtins/index.ts';
+import { kubernetesService, ServiceAllocations } from './builtins/services.ts';
+import { DEFAULT_VERSION, type VersionInfo } from './discovery.ts';
+import { apiErrors } from './errors.ts';
+import { Controllers } from './gc.ts';
+import type { Obj } from './json.ts';
+import { asString, metaOf } from './json.ts';
+import { Reactors } from './reactors.ts';
+import { Registry } from './registry.ts';
+import { Rest, type DeleteOptions, type ListQuery, type PatchType, type WriteResult } from './rest.ts';
+import { Store } from './store.ts';
+import type { ResourceDef } from './types.ts';
+import { WatchHub } from './watch.ts';
+
+export interface KubeEmulatorOptions {
+  /** Changes kept for watch resumption and paginated lists; older resourceVersions get 410. */
+  historySize?: number;
+  /** How often watches that asked for bookmarks get one (the real server: about a minute). */
+  bookmarkIntervalMs?: number;
+  /**
+   * Delay before a terminating namespace's content is deleted (the real namespace controller's
+   * discovery and listing take about as long); 0 deletes at once.
+   */
+  namespaceDeletionDelayMs?: number;
+  /** A watch reader this far behind is cut off. */
+  watchBufferBytes?: number;
+  serviceCIDR?: string;
+  nodePortRange?: [number, number];
+  version?: VersionInfo;
+  /** First resourceVersion minus one (a restart without state continues above the old one). */
+  initialRv?: number;
+  now?: () => Date;
+  log?: Logger;
+}
+
+const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
+const MANAGER = 'shiftstack-sim';
+
+export class KubeEmulator {
+  readonly registry = new Registry();
+  readonly store: Store;
+  readonly rest: Rest;
+  readonly watches: WatchHub;
+  readonly controllers: Controllers;
+  readonly reactors = new Reactors();
+  readonly services: ServiceAllocations;
+  readonly version: VersionInfo;
+  readonly log: Logger | undefined;
+  readonly now: () => Date;
+
+  constructor(options: KubeEmulatorOptions = {}) {
+    this.log = options.log;
+    this.now = options.now ?? (() => new Date());
+    this.version = options.version ?? DEFAULT_VERSION;
+    this.store = new Store({ historySize: options.historySize ?? 10_000, initialRv: options.initialRv ?? 0 });
+    this.services = new ServiceAllocations({
+      serviceCIDR: options.serviceCIDR ?? '10.96.0.0/12',
+      nodePortRange: options.nodePortRange ?? [30000, 32767],
+    });
+    for (const def of builtinResources()) this.registry.add(def);
+    this.rest = new Rest({
+      store: this.store,
+      registry: this.registry,
+      services: this.services,
+      now: this.now,
+    });
+    this.watches = new WatchHub(this.store, {
+      bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
+      maxBufferedBytes: options.watchBufferBytes ?? 64 * 1024 * 1024,
+    });
+    this.controllers = new Controllers({
+      store: this.store,
+      registry: this.registry,
+      rest: this.rest,
+      now: this.now,
+      namespaceDelayMs: options.namespaceDeletionDelayMs ?? 500,
+      ...(this.log ? { log: this.log } : {}),
+    });
+    this.seed();
+  }
+
+  /** What every cluster starts with: the system namespaces and the `kubernetes` service. */
+  private seed(): void {
+    const ns = this.resource('v1', 'namespaces');
+    for (const name of SYSTEM_NAMESPACES) {
+      this.rest.create(ns, '', { metadata: { name } }, { manager: 'kube-apiserver' });
+    }
+    const svc = this.resource('v1', 'services');
+    this.rest.create(svc, 'default', kubernetesService(this.services.firstIP(), 6443), {
+      manager: 'kube-apiserver',
+    });
+  }
+
+  /** The served resource for an apiVersion and a plural resource name or kind. */
+  resource(apiVersion: string, resourceOrKind: string): ResourceDef {
+    const slash = apiVersion.indexOf('/');
+    const group = slash < 0 ? '' : apiVersion.slice(0, slash);
+    const version = slash < 0 ? apiVersion : apiVersion.slice(slash + 1);
+    const def =
+      this.registry.get(group, version, resourceOrKind) ?? this.registry.byKind(apiVersion, resourceOrKind);
+    if (!def) throw apiErrors.notFound({ group, resource: resourceOrKind }, '');
+    return def;
+  }
+
+  /* In-process access for tests and the demo wiring. Reactors intercept HTTP requests only. */
+
+  get(apiVersion: string, resource: string, namespace: string, name: string): Obj {
+    return this.rest.get(this.resource(apiVersion, resource), namespace, name);
+  }
+
+  list(apiVersion: string, resource: string, namespace?: string, query: ListQuery = {}): Obj[] {
+    return this.rest.list(this.resource(apiVersion, resource), namespace, query).items;
+  }
+
+  create(obj: Obj, opts: { dryRun?: boolean } = {}): Obj {
+    const def = this.resource(asString(obj.apiVersion) ?? '', asString(obj.kind) ?? '');
+    return this.rest.create(def, asString(metaOf(obj).namespace) ?? '', obj, { manager: MANAGER, ...opts })
+      .object;
+  }
+
+  update(obj: Obj, subresource = ''): Obj {
+    const def = this.resource(asString(obj.apiVersion) ?? '', asString(obj.kind) ?? '');
+    const m = metaOf(obj);
+    return this.rest.update(def, asString(m.namespace) ?? '', asString(m.name) ?? '', obj, {
+      manager: MANAGER,
+      subresource,
+    }).object;
+  }
+
+  patch(
+    apiVersion: string,
+    resource: string,
+    namespace: string,
+    name: string,
+    type: PatchType,
+    patch: unknown,
+    opts: { subresource?: string; fieldManager?: string; force?: boolean } = {},
+  ): WriteResult {
+    const def = this.resource(apiVersion, resource);
+    const raw = typeof patch === 'string' ? patch : JSON.stringify(patch);
+    return this.rest.patch(def, namespace, name, type, raw, {
+      manager: opts.fieldManager ?? MANAGER,
+      ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}),
+      ...(opts.force !== undefined ? { force: opts.force } : {}),
+      subresource: opts.subresource ?? '',
+    });
+  }
+
+  delete(
+    apiVersion: string,
+    resource: string,
+    namespace: string,
+    name: string,
+    opts: DeleteOptions = {},
+  ): Obj {
+    return this.rest.delete(this.resource(apiVersion, resource), namespace, name, opts).body;
+  }
+
+  /** Forgets all history: every resourceVersion older than now answers 410 Expired. */
+  compact(): void {
+    this.store.compact();
+  }
+
+  /** Waits until the in-process controllers (GC, namespaces, CRDs) have nothing left to do. */
+  settle(timeoutMs?: number): Promise<void> {
+    return this.controllers.settle(timeoutMs);
+  }
+
+  /** Counts for benchmarks and `/metrics`-like inspection. */
+  stats(): { objects: number; watches: number; resourceVersion: number } {
+    let objects = 0;
+    for (const d of this.registry.storages()) objects += this.store.count(d.storageKey);
+    return { objects, watches: this.watches.count, resourceVersion: this.store.currentRv() };
+  }
+
+  /** Ends watches and controllers; the store stays readable (a restart may reuse it). */
+  close(): void {
+    this.watches.closeAll();
+  }
+
+  dispose(): void {
+    this.watches.dispose();
+    this.controllers.stop();
+  }
+}

@@ -1,0 +1,805 @@
+/**
+ * The HTTP face of a {@link KubeEmulator}: bearer-token authentication, routing of the REST
+ * paths (`/api/v1/...`, `/apis/<group>/<version>/...`, namespaced or not, subresources),
+ * content negotiation (JSON, YAML, Table, PartialObjectMetadata, aggregated discovery),
+ * query-parameter handling, reactors, watches as chunked streams, and errors as Status bodies.
+ */
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
+import type { AddressInfo } from 'node:net';
+import { stringify as toYaml, parse as parseYaml } from 'yaml';
+import {
+  aggregatedDiscovery,
+  apiGroup,
+  apiGroupList,
+  apiResourceList,
+  apiVersions,
+  versionDoc,
+} from './discovery.ts';
+import type { KubeEmulator } from './emulator.ts';
+import { apiErrors, isStatusError, StatusError } from './errors.ts';
+import { isObj, type Obj } from './json.ts';
+import {
+  openapiV2Json,
+  openapiV3Doc,
+  openapiV3Index,
+  OPENAPI_V2_PROTOBUF,
+  OPENAPI_V2_PROTOBUF_TYPE,
+} from './openapi.ts';
+import type { Action, Verb } from './reactors.ts';
+import {
+  managerFromUserAgent,
+  parseFilter,
+  PATCH_CONTENT_TYPES,
+  type DeleteOptions,
+  type FieldValidation,
+  type InternalWrite,
+  type ListQuery,
+} from './rest.ts';
+import { toTable, type IncludeObject } from './table.ts';
+import type { ServingCert } from './tls.ts';
+import { groupResource, type ResourceDef } from './types.ts';
+import { defaultWatchTimeoutMs, type WatchEventType } from './watch.ts';
+
+/** The real server's request body limit (3 MiB). */
+const MAX_BODY_BYTES = 3 * 1024 * 1024;
+const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
+
+type Output =
+  | { kind: 'json' }
+  | { kind: 'yaml' }
+  | { kind: 'table'; version: 'v1' | 'v1beta1' }
+  | { kind: 'partial'; version: 'v1' | 'v1beta1' }
+  | { kind: 'discovery'; version: 'v2' | 'v2beta1' };
+
+interface MediaRange {
+  type: string;
+  params: Record<string, string>;
+}
+
+function parseAccept(header: string | undefined): MediaRange[] {
+  if (!header) return [{ type: '*/*', params: {} }];
+  return header.split(',').map((part) => {
+    const [type = '', ...rest] = part.split(';').map((s) => s.trim());
+    const params: Record<string, string> = {};
+    for (const p of rest) {
+      const eq = p.indexOf('=');
+      if (eq > 0) params[p.slice(0, eq).trim()] = p.slice(eq + 1).trim();
+    }
+    return { type: type.toLowerCase(), params };
+  });
+}
+
+/** Picks the response form: the first Accept entry we can serve, in the client's order. */
+function negotiate(accept: string | undefined, opts: { discovery: boolean; objects: boolean }): Output {
+  for (const m of parseAccept(accept)) {
+    const as = m.params.as;
+    const json = m.type === 'application/json' || m.type === '*/*' || m.type === 'application/*';
+    if (as) {
+      if (m.type !== 'application/json') continue;
+      if (as === 'APIGroupDiscoveryList' && opts.discovery && m.params.g === 'apidiscovery.k8s.io') {
+        if (m.params.v === 'v2' || m.params.v === 'v2beta1')
+          return { kind: 'discovery', version: m.params.v };
+        continue;
+      }
+      if (opts.objects && m.params.g === 'meta.k8s.io' && (m.params.v === 'v1' || m.params.v === 'v1beta1')) {
+        if (as === 'Table') return { kind: 'table', version: m.params.v };
+        if (as === 'PartialObjectMetadata' || as === 'PartialObjectMetadataList')
+          return { kind: 'partial', version: m.params.v };
+      }
+      continue;
+    }
+    if (json) return { kind: 'json' };
+    if (m.type === 'application/yaml') return { kind: 'yaml' };
+  }
+  throw apiErrors.notAcceptable(['application/json', 'application/yaml']);
+}
+
+function bool(v: string | null): boolean | undefined {
+  if (v === null) return undefined;
+  return v === 'true' || v === '1';
+}
+
+function int(name: string, v: string | null): number | undefined {
+  if (v === null || v === '') return undefined;
+  const n = Number(v);
+  if (!Number.isInteger(n))
+    throw apiErrors.badRequest(`${name}: invalid value ${JSON.stringify(v)}: must be an integer`);
+  return n;
+}
+
+interface Route {
+  def: ResourceDef;
+  namespace: string | undefined;
+  name: string;
+  subresource: string;
+}
+
+export interface ServerOptions {
+  token: string;
+}
+
+/** The request handler for one emulator; `serverAddress` is what `/api` advertises. */
+export class KubeHttp {
+  private readonly em: KubeEmulator;
+  private readonly token: string;
+  private server: Server | undefined;
+  private address = '127.0.0.1:0';
+
+  constructor(em: KubeEmulator, options: ServerOptions) {
+    this.em = em;
+    this.token = options.token;
+  }
+
+  /** Listens on loopback; with a certificate, over HTTPS (kubectl sends tokens only over TLS). */
+  async listen(port: number, host: string, tls?: ServingCert): Promise<string> {
+    const handler = (req: IncomingMessage, res: ServerResponse) => {
+      this.handle(req, res).catch((err: unknown) => this.fail(res, err));
+    };
+    const server: Server = tls
+      ? createTlsServer({ key: tls.keyPem, cert: tls.certPem }, handler)
+      : createServer(handler);
+    // Watches are long requests; Node's default 5-minute request timeout would cut them.
+    server.requestTimeout = 0;
+    server.headersTimeout = 60_000;
+    await new Promise<void>((resolve, reject) => {
+      server.once('error', reject);
+      server.listen(port, host, () => {
+        server.off('error', reject);
+        resolve();
+      });
+    });
+    this.server = server;
+    const a = server.address() as AddressInfo;
+    const h = host.includes(':') ? `[${host}]` : host;
+    this.address = `${h}:${a.port}`;
+    return `${tls ? 'https' : 'http'}://${this.address}`;
+  }
+
+  async close(): Promise<void> {
+    const server = this.server;
+    this.server = undefined;
+    if (!server) return;
+    this.em.close();
+    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
+    server.closeAllConnections();
+    await closed;
+  }
+
+  private send(
+    res: ServerResponse,
+    code: number,
+    body: unknown,
+    output: Output = { kind: 'json' },
+    headers: Record<string, string> = {},
+  ): void {
+    if (res.headersSent) return;
+    let text: string;
+    let type: string;
+    if (output.kind === 'yaml') {
+      text = toYaml(body);
+      type = 'application/yaml';
+    } else {
+      text = JSON.stringify(body);
+      type =
+        output.kind === 'discovery'
+          ? `application/json;g=apidiscovery.k8s.io;v=${output.version};as=APIGroupDiscoveryList`
+          : 'application/json';
+    }
+    res.writeHead(code, {
+      'content-type': type,
+      'cache-control': 'no-cache, private',
+      'content-length': Buffer.byteLength(text),
+      ...headers,
+    });
+    res.end(text);
+  }
+
+  private fail(res: ServerResponse, err: unknown): void {
+    if (isStatusError(err)) {
+      this.send(res, err.code, err.status, { kind: 'json' }, err.headers);
+      return;
+    }
+    this.em.log?.error({ err }, 'kube emulator request failed');
+    const e = apiErrors.internal(err instanceof Error ? err.message : String(err));
+    this.send(res, 500, e.status);
+  }
+
+  private authenticate(req: IncomingMessage, path: string): void {
+    const h = req.headers.authorization;
+    if (h === undefined) {
+      if (
+        PUBLIC_PATHS.has(path) ||
+        path.startsWith('/healthz/') ||
+        path.startsWith('/livez/') ||
+        path.startsWith('/readyz/')
+      )
+        return;
+      // Anonymous requests are authenticated as system:anonymous and then forbidden.
+      throw new StatusError(
+        403,
+        'Forbidden',
+        `forbidden: User "system:anonymous" cannot ${req.method?.toLowerCase() ?? 'get'} path "${path}"`,
+      );
+    }
+    const m = /^Bearer\s+(.+)$/i.exec(h);
+    if (!m || m[1] !== this.token) throw apiErrors.unauthorized();
+  }
+
+  private async readBody(req: IncomingMessage): Promise<string> {
+    const chunks: Buffer[] = [];
+    let size = 0;
+    for await (const c of req) {
+      const b = c as Buffer;
+      size += b.length;
+      if (size > MAX_BODY_BYTES)
+        throw apiErrors.tooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`);
+      chunks.push(b);
+    }
+    return Buffer.concat(chunks).toString('utf8');
+  }
+
+  private parseObject(text: string, contentType: string): unknown {
+    const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    try {
+      if (type === 'application/yaml') return parseYaml(text) as unknown;
+      if (type === '' || type === 'application/json' || type === '*/*')
+        return text ? (JSON.parse(text) as unknown) : undefined;
+    } catch (err) {
+      throw apiErrors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
+    }
+    throw apiErrors.unsupportedMediaType([
+      'application/json',
+      'application/yaml',
+      'application/vnd.kubernetes.protobuf',
+    ]);
+  }
+
+  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+    const url = new URL(req.url ?? '/', 'http://emulator');
+    const path = url.pathname.replace(/\/+$/, '') || '/';
+    this.authenticate(req, path);
+    const method = req.method ?? 'GET';
+    const accept = req.headers.accept;
+
+    if (path === '/version') return this.send(res, 200, versionDoc(this.em.version));
+    if (PUBLIC_PATHS.has(path) || /^\/(healthz|livez|readyz)\//.test(path)) {
+      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      res.end('ok');
+      return;
+    }
+    if (path === '/api') {
+      const out = negotiate(accept, { discovery: true, objects: false });
+      if (out.kind === 'discovery')
+        return this.send(res, 200, aggregatedDiscovery(this.em.registry, true, out.version), out);
+      return this.send(res, 200, apiVersions(this.address), out);
+    }
+    if (path === '/apis') {
+      const out = negotiate(accept, { discovery: true, objects: false });
+      if (out.kind === 'discovery')
+        return this.send(res, 200, aggregatedDiscovery(this.em.registry, false, out.version), out);
+      return this.send(res, 200, apiGroupList(this.em.registry), out);
+    }
+    if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') {
+      const wantsPb = parseAccept(accept).some((m) => m.type === OPENAPI_V2_PROTOBUF_TYPE);
+      if (wantsPb) {
+        res.writeHead(200, {
+          'content-type': OPENAPI_V2_PROTOBUF_TYPE,
+          'content-length': OPENAPI_V2_PROTOBUF.length,
+        });
+        res.end(OPENAPI_V2_PROTOBUF);
+        return;
+      }
+      return this.send(res, 200, openapiV2Json(this.em.version.gitVersion));
+    }
+    if (path === '/openapi/v3')
+      return this.send(res, 200, openapiV3Index(this.em.registry, this.em.version.gitVersion));
+    if (path.startsWith('/openapi/v3/')) {
+      const rest = path.slice('/openapi/v3/'.length).split('/');
+      const [group, version] = rest[0] === 'api' ? ['', rest[1] ?? ''] : [rest[1] ?? '', rest[2] ?? ''];
+      const doc = openapiV3Doc(this.em.registry, group, version, this.em.version.gitVersion);
+      if (!doc) throw notFoundPath();
+      return this.send(res, 200, doc);
+    }
+
+    const segs = path
+      .split('/')
+      .filter(Boolean)
+      .map((seg) => {
+        try {
+          return decodeURIComponent(seg);
+        } catch {
+          throw apiErrors.badRequest(`invalid path segment ${JSON.stringify(seg)}`);
+        }
+      });
+    let group: string;
+    let version: string;
+    let restSegs: string[];
+    if (segs[0] === 'api' && segs.length >= 2) {
+      group = '';
+      version = segs[1] as string;
+      restSegs = segs.slice(2);
+    } else if (segs[0] === 'apis' && segs.length >= 2) {
+      group = segs[1] as string;
+      if (segs.length === 2) {
+        const g = apiGroup(this.em.registry, group);
+        if (!g) throw notFoundPath();
+        return this.send(res, 200, g, negotiate(accept, { discovery: false, objects: false }));
+      }
+      version = segs[2] as string;
+      restSegs = segs.slice(3);
+    } else {
+      throw notFoundPath();
+    }
+    if (restSegs.length === 0) {
+      const list = apiResourceList(this.em.registry, group, version);
+      if (!list) throw notFoundPath();
+      return this.send(res, 200, list, negotiate(accept, { discovery: false, objects: false }));
+    }
+    const route = this.route(group, version, restSegs);
+    await this.serveResource(req, res, url, method, route);
+  }
+
+  private route(group: string, version: string, segs: string[]): Route {
+    const reg = this.em.registry;
+    let namespace: string | undefined;
+    let s = segs;
+    if (s[0] === 'namespaces' && s.length >= 3) {
+      const candidate = reg.get(group, version, s[2] as string);
+      if (candidate?.namespaced) {
+        namespace = s[1];
+        s = s.slice(2);
+      }
+    }
+    const [resource = '', name = '', subresource = '', ...extra] = s;
+    const def = reg.get(group, version, resource);
+    if (!def || extra.length) throw notFoundPath();
+    if (def.namespaced && namespace === undefined && name) throw notFoundPath();
+    if (subresource && !def.subresources.includes(subresource)) throw notFoundPath();
+    return { def, namespace, name, subresource };
+  }
+
+  private runReactors(route: Route, verb: Verb, extra: Partial<Action> = {}): Obj | undefined {
+    const r = this.em.reactors.run({
+      verb,
+      group: route.def.group,
+      version: route.def.version,
+      resource: route.def.resource,
+      subresource: route.subresource,
+      namespace: route.namespace ?? '',
+      name: route.name,
+      ...extra,
+    });
+    if (!r?.handled) return undefined;
+    if (r.error) throw r.error;
+    return r.object ?? {};
+  }
+
+  private writeOptions(url: URL, req: IncomingMessage, route: Route): InternalWrite {
+    const dryRun = url.searchParams.getAll('dryRun');
+    for (const d of dryRun) {
+      if (d !== 'All') {
+        throw apiErrors.invalid('meta.k8s.io', 'CreateOptions', '', [
+          { type: 'FieldValueNotSupported', field: 'dryRun', value: d, detail: 'supported values: "All"' },
+        ]);
+      }
+    }
+    const fv = url.searchParams.get('fieldValidation') ?? 'Warn';
+    if (!isFieldValidation(fv)) {
+      throw apiErrors.badRequest(
+        `fieldValidation: Unsupported value: ${JSON.stringify(fv)}: supported values: "Ignore", "Warn", "Strict"`,
+      );
+    }
+    const fieldManager = url.searchParams.get('fieldManager') ?? undefined;
+    return {
+      dryRun: dryRun.length > 0,
+      fieldValidation: fv,
+      subresource: route.subresource,
+      manager: fieldManager ?? managerFromUserAgent(req.headers['user-agent']),
+      ...(fieldManager ? { fieldManager } : {}),
+    };
+  }
+
+  private warningHeaders(warnings: string[]): Record<string, string> {
+    return warnings.length ? { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') } : {};
+  }
+
+  private async serveResource(
+    req: IncomingMessage,
+    res: ServerResponse,
+    url: URL,
+    method: string,
+    route: Route,
+  ): Promise<void> {
+    const { def, name, subresource } = route;
+    const ns = route.namespace ?? '';
+    const rest = this.em.rest;
+    const accept = req.headers.accept;
+    const contentType = req.headers['content-type'] ?? '';
+    const verbAllowed = (v: string) => {
+      if (!def.verbs.includes(v)) throw apiErrors.methodNotSupported(groupResource(def), v);
+    };
+
+    if (method === 'GET') {
+      const out = negotiate(accept, { discovery: false, objects: true });
+      if (name) {
+        verbAllowed('get');
+        const injected = this.runReactors(route, 'get');
+        if (subresource === 'scale')
+          return this.send(res, 200, injected ?? rest.getScale(def, ns, name), out);
+        const obj = injected ?? rest.get(def, ns, name);
+        return this.sendObject(res, 200, def, obj, out, url);
+      }
+      const query: ListQuery = {
+        ...(url.searchParams.get('labelSelector') !== null
+          ? { labelSelector: url.searchParams.get('labelSelector') as string }
+          : {}),
+        ...(url.searchParams.get('fieldSelector') !== null
+          ? { fieldSelector: url.searchParams.get('fieldSelector') as string }
+          : {}),
+        ...(url.searchParams.get('resourceVersion') !== null
+          ? { resourceVersion: url.searchParams.get('resourceVersion') as string }
+          : {}),
+        ...(url.searchParams.get('resourceVersionMatch') !== null
+          ? { resourceVersionMatch: url.searchParams.get('resourceVersionMatch') as string }
+          : {}),
+      };
+      if (bool(url.searchParams.get('watch'))) {
+        verbAllowed('watch');
+        this.runReactors(route, 'watch');
+        return this.serveWatch(res, url, route, query, out);
+      }
+      verbAllowed('list');
+      const injected = this.runReactors(route, 'list');
+      if (injected) return this.send(res, 200, injected, out);
+      const limit = int('limit', url.searchParams.get('limit'));
+      const cont = url.searchParams.get('continue');
+      const result = rest.list(def, route.namespace, {
+        ...query,
+        ...(limit ? { limit } : {}),
+        ...(cont ? { continue: cont } : {}),
+      });
+      if (out.kind === 'table') {
+        const include = (url.searchParams.get('includeObject') ?? 'Metadata') as IncludeObject;
+        const meta = result.list.metadata as Obj;
+        const table = toTable(def, result.items, meta, include, this.em.now().getTime());
+        return this.send(
+          res,
+          200,
+          out.version === 'v1' ? table : { ...table, apiVersion: 'meta.k8s.io/v1beta1' },
+          { kind: 'json' },
+        );
+      }
+      if (out.kind === 'partial') {
+        const items = result.items.map((o) => ({
+          kind: 'PartialObjectMetadata',
+          apiVersion: `meta.k8s.io/${out.version}`,
+          metadata: o.metadata,
+        }));
+        return this.send(
+          res,
+          200,
+          {
+            kind: 'PartialObjectMetadataList',
+            apiVersion: `meta.k8s.io/${out.version}`,
+            metadata: result.list.metadata,
+            items,
+          },
+          { kind: 'json' },
+        );
+      }
+      return this.send(res, 200, result.list, out);
+    }
+
+    const body = await this.readBody(req);
+    const out = negotiate(accept, { discovery: false, objects: true });
+
+    if (method === 'POST') {
+      if (!name && subresource === '' && (route.namespace !== undefined || !def.namespaced)) {
+        verbAllowed('create');
+        const parsed = this.parseObject(body, contentType);
+        const injected = this.runReactors(route, 'create', isObj(parsed) ? { object: parsed } : {});
+        if (injected) return this.sendObject(res, 201, def, injected, out, url);
+        const r = rest.create(def, ns, parsed, this.writeOptions(url, req, route));
+        return this.sendObject(res, r.code, def, r.object, out, url, this.warningHeaders(r.warnings));
+      }
+      throw apiErrors.methodNotSupported(groupResource(def), 'create');
+    }
+
+    if (method === 'PUT') {
+      if (!name) throw apiErrors.methodNotSupported(groupResource(def), 'update');
+      verbAllowed('update');
+      const parsed = this.parseObject(body, contentType);
+      const injected = this.runReactors(route, 'update', isObj(parsed) ? { object: parsed } : {});
+      if (injected) return this.sendObject(res, 200, def, injected, out, url);
+      const opts = this.writeOptions(url, req, route);
+      if (subresource === 'scale') {
+        const spec = isObj(parsed) && isObj(parsed.spec) ? parsed.spec : {};
+        const rv =
+          isObj(parsed) && isObj(parsed.metadata)
+            ? (parsed.metadata.resourceVersion as string | undefined)
+            : undefined;
+        return this.send(
+          res,
+          200,
+          rest.updateScale(def, ns, name, Number(spec.replicas ?? 0), rv, opts),
+          out,
+        );
+      }
+      const r = rest.update(def, ns, name, parsed, opts);
+      return this.sendObject(res, r.code, def, r.object, out, url, this.warningHeaders(r.warnings));
+    }
+
+    if (method === 'PATCH') {
+      if (!name) throw apiErrors.methodNotSupported(groupResource(def), 'patch');
+      verbAllowed('patch');
+      const type = PATCH_CONTENT_TYPES[contentType.split(';')[0]?.trim().toLowerCase() ?? ''];
+      if (!type) {
+        throw apiErrors.unsupportedMediaType(
+          def.strategy.strategicMerge
+            ? [
+                'application/json-patch+json',
+                'application/merge-patch+json',
+                'application/apply-patch+yaml',
+                'application/strategic-merge-patch+json',
+              ]
+            : ['application/json-patch+json', 'application/merge-patch+json', 'application/apply-patch+yaml'],
+        );
+      }
+      const injected = this.runReactors(route, 'patch', { patch: { type, body } });
+      if (injected) return this.sendObject(res, 200, def, injected, out, url);
+      const opts = {
+        ...this.writeOptions(url, req, route),
+        ...(bool(url.searchParams.get('force')) ? { force: true } : {}),
+      };
+      if (subresource === 'scale') {
+        const current = rest.getScale(def, ns, name);
+        const patched = this.patchScale(current, type, body);
+        const spec = isObj(patched.spec) ? patched.spec : {};
+        return this.send(
+          res,
+          200,
+          rest.updateScale(def, ns, name, Number(spec.replicas ?? 0), undefined, opts),
+          out,
+        );
+      }
+      const r = rest.patch(def, ns, name, type, body, opts);
+      return this.sendObject(res, r.code, def, r.object, out, url, this.warningHeaders(r.warnings));
+    }
+
+    if (method === 'DELETE') {
+      const parsed = body.trim() ? this.parseObject(body, contentType || 'application/json') : undefined;
+      const opts = this.deleteOptions(url, parsed);
+      if (!name) {
+        verbAllowed('deletecollection');
+        const injected = this.runReactors(route, 'deletecollection');
+        if (injected) return this.send(res, 200, injected, out);
+        const query: ListQuery = {
+          ...(url.searchParams.get('labelSelector')
+            ? { labelSelector: url.searchParams.get('labelSelector') as string }
+            : {}),
+          ...(url.searchParams.get('fieldSelector')
+            ? { fieldSelector: url.searchParams.get('fieldSelector') as string }
+            : {}),
+        };
+        return this.send(res, 200, rest.deleteCollection(def, route.namespace, query, opts), out);
+      }
+      verbAllowed('delete');
+      const injected = this.runReactors(route, 'delete');
+      if (injected) return this.send(res, 200, injected, out);
+      const r = rest.delete(def, ns, name, opts);
+      return this.send(res, r.code, r.body, out);
+    }
+    throw new StatusError(
+      405,
+      'MethodNotAllowed',
+      `the server does not allow this method on the requested resource`,
+    );
+  }
+
+  private patchScale(current: Obj, type: string, body: string): Obj {
+    let doc: unknown;
+    try {
+      doc = type === 'apply' ? parseYaml(body) : JSON.parse(body);
+    } catch (err) {
+      throw apiErrors.badRequest(`error decoding patch: ${(err as Error).message}`);
+    }
+    if (type === 'json') {
+      const ops = Array.isArray(doc) ? doc : [];
+      const next = structuredClone(current);
+      for (const o of ops) {
+        if (isObj(o) && o.path === '/spec/replicas' && (o.op === 'replace' || o.op === 'add'))
+          (next.spec as Obj).replicas = o.value;
+      }
+      return next;
+    }
+    const spec = isObj(doc) && isObj(doc.spec) ? doc.spec : {};
+    return { ...current, spec: { ...(current.spec as Obj), ...spec } };
+  }
+
+  private deleteOptions(url: URL, body: unknown): DeleteOptions {
+    const b = isObj(body) ? body : {};
+    const opts: DeleteOptions = {};
+    const policy =
+      url.searchParams.get('propagationPolicy') ??
+      (typeof b.propagationPolicy === 'string' ? b.propagationPolicy : undefined);
+    if (policy !== undefined) {
+      if (policy !== 'Foreground' && policy !== 'Background' && policy !== 'Orphan') {
+        throw apiErrors.invalid('meta.k8s.io', 'DeleteOptions', '', [
+          {
+            type: 'FieldValueNotSupported',
+            field: 'propagationPolicy',
+            value: policy,
+            detail: 'supported values: "Foreground", "Background", "Orphan", "nil"',
+          },
+        ]);
+      }
+      opts.propagationPolicy = policy;
+    }
+    const orphan =
+      bool(url.searchParams.get('orphanDependents')) ??
+      (typeof b.orphanDependents === 'boolean' ? b.orphanDependents : undefined);
+    if (orphan !== undefined) opts.orphanDependents = orphan;
+    if (
+      url.searchParams.getAll('dryRun').includes('All') ||
+      (Array.isArray(b.dryRun) && b.dryRun.includes('All'))
+    )
+      opts.dryRun = true;
+    const grace =
+      int('gracePeriodSeconds', url.searchParams.get('gracePeriodSeconds')) ??
+      (typeof b.gracePeriodSeconds === 'number' ? b.gracePeriodSeconds : undefined);
+    if (grace !== undefined) opts.gracePeriodSeconds = grace;
+    if (isObj(b.preconditions)) {
+      const p = b.preconditions;
+      opts.preconditions = {
+        ...(typeof p.uid === 'string' ? { uid: p.uid } : {}),
+        ...(typeof p.resourceVersion === 'string' ? { resourceVersion: p.resourceVersion } : {}),
+      };
+    }
+    return opts;
+  }
+
+  private sendObject(
+    res: ServerResponse,
+    code: number,
+    def: ResourceDef,
+    obj: Obj,
+    out: Output,
+    url: URL,
+    headers: Record<string, string> = {},
+  ): void {
+    if (out.kind === 'table') {
+      const include = (url.searchParams.get('includeObject') ?? 'Metadata') as IncludeObject;
+      const table = toTable(
+        def,
+        [obj],
+        { resourceVersion: (obj.metadata as Obj | undefined)?.resourceVersion ?? '' },
+        include,
+        this.em.now().getTime(),
+      );
+      return this.send(
+        res,
+        code,
+        out.version === 'v1' ? table : { ...table, apiVersion: 'meta.k8s.io/v1beta1' },
+        { kind: 'json' },
+        headers,
+      );
+    }
+    if (out.kind === 'partial') {
+      return this.send(
+        res,
+        code,
+        { kind: 'PartialObjectMetadata', apiVersion: `meta.k8s.io/${out.version}`, metadata: obj.metadata },
+        { kind: 'json' },
+        headers,
+      );
+    }
+    this.send(res, code, obj, out, headers);
+  }
+
+  private serveWatch(res: ServerResponse, url: URL, route: Route, query: ListQuery, out: Output): void {
+    const { def } = route;
+    const filter = parseFilter(
+      def,
+      def.namespaced ? route.namespace : undefined,
+      query.labelSelector,
+      query.fieldSelector,
+    );
+    const timeoutSeconds = int('timeoutSeconds', url.searchParams.get('timeoutSeconds'));
+    const sendInitialEvents = bool(url.searchParams.get('sendInitialEvents'));
+    const allowBookmarks = bool(url.searchParams.get('allowWatchBookmarks')) === true;
+    if (sendInitialEvents !== undefined) {
+      const errs = [];
+      if (query.resourceVersionMatch !== 'NotOlderThan') {
+        errs.push({
+          type: 'FieldValueForbidden' as const,
+          field: 'resourceVersionMatch',
+          detail: 'sendInitialEvents requires setting resourceVersionMatch to NotOlderThan',
+        });
+      }
+      if (!allowBookmarks)
+        errs.push({
+          type: 'FieldValueForbidden' as const,
+          field: 'allowWatchBookmarks',
+          detail: 'allowWatchBookmarks must be true when sendInitialEvents is set',
+        });
+      if (errs.length) throw apiErrors.invalid('meta.k8s.io', 'ListOptions', '', errs);
+    }
+    const include = (url.searchParams.get('includeObject') ?? 'Metadata') as IncludeObject;
+    const rest = this.em.rest;
+    const now = () => this.em.now().getTime();
+    const render = (type: WatchEventType, stored: Obj): Obj => {
+      const o = rest.out(def, stored);
+      if (out.kind === 'table' && type !== 'BOOKMARK') {
+        const t = toTable(
+          def,
+          [o],
+          { resourceVersion: (o.metadata as Obj | undefined)?.resourceVersion ?? '' },
+          include,
+          now(),
+        );
+        return out.version === 'v1' ? t : { ...t, apiVersion: 'meta.k8s.io/v1beta1' };
+      }
+      if (out.kind === 'partial')
+        return {
+          kind: 'PartialObjectMetadata',
+          apiVersion: `meta.k8s.io/${out.version}`,
+          metadata: o.metadata,
+        };
+      return o;
+    };
+    let started = false;
+    const startStream = () => {
+      if (started) return;
+      started = true;
+      res.writeHead(200, {
+        'content-type': 'application/json',
+        'cache-control': 'no-cache, private',
+        'transfer-encoding': 'chunked',
+      });
+      res.flushHeaders();
+    };
+    this.em.watches.start(
+      {
+        def,
+        filter,
+        ...(query.resourceVersion !== undefined ? { resourceVersion: query.resourceVersion } : {}),
+        ...(query.resourceVersionMatch !== undefined
+          ? { resourceVersionMatch: query.resourceVersionMatch }
+          : {}),
+        ...(sendInitialEvents !== undefined ? { sendInitialEvents } : {}),
+        allowBookmarks,
+        timeoutMs:
+          timeoutSeconds !== undefined && timeoutSeconds > 0
+            ? timeoutSeconds * 1000
+            : defaultWatchTimeoutMs(),
+        render,
+      },
+      {
+        write(chunk) {
+          startStream();
+          if (!res.destroyed && !res.writableEnded) res.write(chunk);
+        },
+        end() {
+          startStream();
+          if (!res.destroyed && !res.writableEnded) res.end();
+        },
+        buffered: () => res.writableLength,
+        onClose(cb) {
+          res.once('close', cb);
+        },
+      },
+    );
+    startStream();
+  }
+}
+
+function isFieldValidation(v: string): v is FieldValidation {
+  return v === 'Ignore' || v === 'Warn' || v === 'Strict';
+}
+
+function notFoundPath(): StatusError {
+  return new StatusError(404, 'NotFound', 'the server could not find the requested resource', {
+    causes: [{ reason: 'UnexpectedServerResponse', message: '404 page not found' }],
+  });
+}
