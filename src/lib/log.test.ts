@@ -93,7 +93,18 @@ describe('log redaction', () => {
     ]) {
       assert.ok(isSecretKey(k), k);
     }
-    for (const k of ['auth_url', 'username', 'project_name', 'region_name', 'tokenExpiresAt', 'name']) {
+    for (const k of [
+      'auth_url',
+      'username',
+      'project_name',
+      'region_name',
+      'tokenExpiresAt',
+      'name',
+      'secret-name',
+      'secret-namespace',
+      'secretRef',
+      'password_file',
+    ]) {
       assert.ok(!isSecretKey(k), k);
     }
   });

@@ -11,9 +11,13 @@ export const REDACTED = '[REDACTED]';
 const SECRET_KEY =
   /password|passwd|secret|privatekey|apikey|authorization|cookie|(?:^|auth|subject|access|refresh|bearer|id)token$|^token$|^auth$/;
 
+/** Keys that name where a secret is (a Kubernetes Secret, a file), not the secret itself. */
+const SECRET_POINTER = /(secret|password|token)(name|namespace|ref|file|path)$/;
+
 export function isSecretKey(key: string): boolean {
   // OS_TOKEN, OS_PASSWORD: environment dumps must redact like clouds.yaml keys.
-  return SECRET_KEY.test(key.toLowerCase().replace(/^os_/, '').replace(/[-_]/g, ''));
+  const normalized = key.toLowerCase().replace(/^os_/, '').replace(/[-_]/g, '');
+  return SECRET_KEY.test(normalized) && !SECRET_POINTER.test(normalized);
 }
 
 /**

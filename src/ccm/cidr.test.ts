@@ -1,0 +1,41 @@
+import assert from 'node:assert/strict';
+import { describe, it } from 'node:test';
+import { cidrContains, compareIps, formatCidr, formatIp, isIPv6Like, parseCidr, parseIp } from './cidr.ts';
+
+describe('cidr (Go net semantics)', () => {
+  it('parses addresses as net.ParseIP', () => {
+    assert.equal(parseIp('10.0.0.1')?.family, 4);
+    assert.equal(parseIp('::ffff:10.0.0.1')?.family, 4);
+    assert.equal(parseIp('2001:db8::1')?.family, 6);
+    assert.equal(parseIp('::')?.family, 6);
+    for (const bad of ['010.0.0.1', '1.2.3', '256.0.0.1', '2001:db8:::1', 'fe80::1%eth0', 'host']) {
+      assert.equal(parseIp(bad), undefined, bad);
+    }
+    assert.equal(isIPv6Like('2001:db8::1'), true);
+    assert.equal(isIPv6Like('10.0.0.1'), false);
+    assert.equal(isIPv6Like('not-an-ip'), true, 'To4() of nil is nil');
+  });
+
+  it('parses CIDRs with host bits and tests membership per family', () => {
+    const net = parseCidr('10.1.2.3/8')!;
+    assert.equal(formatCidr(net), '10.0.0.0/8');
+    assert.ok(cidrContains(net, parseIp('10.200.0.1')!));
+    assert.ok(!cidrContains(net, parseIp('11.0.0.1')!));
+    assert.ok(
+      !cidrContains(parseCidr('::/0')!, parseIp('10.0.0.1')!),
+      'an IPv6 network holds no IPv4 address',
+    );
+    assert.ok(cidrContains(parseCidr('::/0')!, parseIp('2001:db8::1')!));
+    assert.equal(formatCidr(parseCidr('2001:DB8:0:0:1::5/64')!), '2001:db8::/64');
+    assert.equal(parseCidr('10.0.0.0'), undefined);
+    assert.equal(parseCidr('10.0.0.0/33'), undefined);
+  });
+
+  it('prints and orders addresses as Go', () => {
+    assert.equal(formatIp(parseIp('2001:0db8:0000:0000:0000:ff00:0042:8329')!), '2001:db8::ff00:42:8329');
+    assert.equal(formatIp(parseIp('2001:db8:0:1:0:0:0:1')!), '2001:db8:0:1::1');
+    assert.equal(formatIp(parseIp('2001:db8:1:1:1:1:0:1')!), '2001:db8:1:1:1:1:0:1');
+    assert.ok(compareIps(parseIp('10.0.0.2')!, parseIp('10.0.0.10')!) < 0);
+    assert.ok(compareIps(parseIp('10.0.0.1')!, parseIp('2001:db8::1')!) < 0);
+  });
+});
