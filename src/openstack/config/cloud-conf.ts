@@ -11,10 +11,11 @@ import { resolve } from 'node:path';
 import { ConfigError } from '../../lib/config.ts';
 import { gcfgLast, gcfgSection, gcfgWhere, readGcfgFile } from '../../lib/gcfg.ts';
 import type { GcfgDocument } from '../../lib/gcfg.ts';
+import { CREDENTIAL_FIELDS } from './auth-keys.ts';
 import { confKeyOf, readGlobalSection } from './cloud-conf-global.ts';
 import { readCloudsYaml } from './clouds-yaml.ts';
 import { processContext } from './context.ts';
-import type { Draft, DraftField, DraftFields, Located } from './draft.ts';
+import type { Draft, DraftFields, Located } from './draft.ts';
 import { parseGoDuration } from './duration.ts';
 import { finalizeDraft, warning } from './finalize.ts';
 import type { Finalized } from './finalize.ts';
@@ -34,16 +35,6 @@ export interface CloudConfResult {
   document: GcfgDocument;
   warnings: string[];
 }
-
-const CREDENTIALS: readonly DraftField[] = [
-  'username',
-  'userId',
-  'password',
-  'token',
-  'applicationCredentialId',
-  'applicationCredentialName',
-  'applicationCredentialSecret',
-];
 
 /** Reads and validates cloud.conf; the parsed document comes back for the CCM's sections. */
 export async function loadCloudConf(
@@ -112,7 +103,7 @@ export async function cloudConfigFromGcfg(
 function overlay(conf: Draft, clouds: Draft): Draft {
   const fields: DraftFields = { ...clouds.fields, ...conf.fields };
   // A credential written in [Global] decides the method, whatever auth_type clouds.yaml names.
-  if (CREDENTIALS.some((field) => conf.fields[field])) delete fields.authType;
+  if (CREDENTIAL_FIELDS.some((field) => conf.fields[field])) delete fields.authType;
   return {
     fields,
     endpointOverride: clouds.endpointOverride,

@@ -4,6 +4,15 @@
  * beside `auth:` rather than in it (the ones in `auth:` win).
  */
 import { closest, ConfigError } from '../../lib/config.ts';
+import {
+  applyDefaultDomain,
+  AUTH_URL,
+  DEFAULT_DOMAIN,
+  OTHER_CREDENTIALS,
+  SYSTEM_SCOPE,
+  USER_AND_SCOPE,
+  type FieldKeys,
+} from './auth-keys.ts';
 import type { Draft, DraftField, DraftFields, Located, TextField } from './draft.ts';
 import { put } from './draft.ts';
 import { absolutePath } from './files.ts';
@@ -22,33 +31,8 @@ import {
 import { isUnset } from './yaml-tree.ts';
 import type { YamlNode } from './yaml-tree.ts';
 
-/** Auth keys, in the order openstacksdk prefers them when two spell the same thing. */
-const AUTH_FIELDS: ReadonlyArray<readonly [DraftField, readonly string[]]> = [
-  ['authUrl', ['auth_url']],
-  ['username', ['username']],
-  ['userId', ['user_id']],
-  ['password', ['password']],
-  ['projectName', ['project_name', 'tenant_name']],
-  ['projectId', ['project_id', 'tenant_id']],
-  ['userDomainName', ['user_domain_name']],
-  ['userDomainId', ['user_domain_id']],
-  ['projectDomainName', ['project_domain_name']],
-  ['projectDomainId', ['project_domain_id']],
-  ['domainName', ['domain_name']],
-  ['domainId', ['domain_id']],
-  ['applicationCredentialId', ['application_credential_id']],
-  ['applicationCredentialName', ['application_credential_name']],
-  ['applicationCredentialSecret', ['application_credential_secret']],
-  ['token', ['token', 'auth_token']],
-  ['trustId', ['trust_id']],
-  ['systemScope', ['system_scope']],
-];
-
-/** keystoneauth's fallback for both the user's and the project's domain. */
-const DEFAULT_DOMAIN = [
-  ['default_domain_name', 'userDomainName', 'projectDomainName'],
-  ['default_domain_id', 'userDomainId', 'projectDomainId'],
-] as const;
+/** Auth keys in the order they are read (and problems reported); `system_scope` is parsed apart. */
+const AUTH_FIELDS: FieldKeys = [...AUTH_URL, ...USER_AND_SCOPE, ...OTHER_CREDENTIALS, ...SYSTEM_SCOPE];
 
 const AUTH_KEYS = new Set([...AUTH_FIELDS.flatMap(([, names]) => names), ...DEFAULT_DOMAIN.map(([n]) => n)]);
 
@@ -182,12 +166,10 @@ class EntryReader {
         put(f, field as TextField, this.text(found));
       }
     }
-    for (const [name, userField, projectField] of DEFAULT_DOMAIN) {
-      const found = this.pick([name]);
+    for (const domain of DEFAULT_DOMAIN) {
+      const found = this.pick([domain[0]]);
       const at = found && this.text(found);
-      if (!at) continue;
-      if (!f.userDomainName && !f.userDomainId) f[userField] = at;
-      if (!f.projectDomainName && !f.projectDomainId) f[projectField] = at;
+      if (at) applyDefaultDomain(f, domain, at);
     }
   }
 

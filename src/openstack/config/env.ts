@@ -4,6 +4,17 @@
  * `export OS_PROJECT_ID=` to clear one).
  */
 import { closest } from '../../lib/config.ts';
+import {
+  applyDefaultDomain,
+  AUTH_URL,
+  CREDENTIAL_FIELDS,
+  DEFAULT_DOMAIN,
+  envVariable,
+  OTHER_CREDENTIALS,
+  SYSTEM_SCOPE,
+  USER_AND_SCOPE,
+  type FieldKeys,
+} from './auth-keys.ts';
 import type { Draft, DraftField, DraftFields, Located, TextField } from './draft.ts';
 import { finalizeDraft, warning } from './finalize.ts';
 import type { Finalized } from './finalize.ts';
@@ -24,27 +35,19 @@ export const ENVIRONMENT = 'environment';
 
 type Env = LoadContext['env'];
 
-/** Each field and its variables, the preferred spelling first (it wins, and it is what errors name). */
-const VARIABLES: ReadonlyArray<readonly [DraftField, readonly string[]]> = [
-  ['authUrl', ['OS_AUTH_URL']],
+const fromAuthKeys = (keys: FieldKeys): FieldKeys =>
+  keys.map(([field, names]) => [field, names.map(envVariable)] as const);
+
+/**
+ * Each field and its variables, the preferred spelling first (it wins, and it is what errors name).
+ * The variables used are reported (`source.env`) in this order.
+ */
+const VARIABLES: FieldKeys = [
+  ...fromAuthKeys(AUTH_URL),
   ['authType', ['OS_AUTH_TYPE']],
-  ['username', ['OS_USERNAME']],
-  ['userId', ['OS_USER_ID']],
-  ['password', ['OS_PASSWORD']],
-  ['projectName', ['OS_PROJECT_NAME', 'OS_TENANT_NAME']],
-  ['projectId', ['OS_PROJECT_ID', 'OS_TENANT_ID']],
-  ['userDomainName', ['OS_USER_DOMAIN_NAME']],
-  ['userDomainId', ['OS_USER_DOMAIN_ID']],
-  ['projectDomainName', ['OS_PROJECT_DOMAIN_NAME']],
-  ['projectDomainId', ['OS_PROJECT_DOMAIN_ID']],
-  ['domainName', ['OS_DOMAIN_NAME']],
-  ['domainId', ['OS_DOMAIN_ID']],
-  ['systemScope', ['OS_SYSTEM_SCOPE']],
-  ['applicationCredentialId', ['OS_APPLICATION_CREDENTIAL_ID']],
-  ['applicationCredentialName', ['OS_APPLICATION_CREDENTIAL_NAME']],
-  ['applicationCredentialSecret', ['OS_APPLICATION_CREDENTIAL_SECRET']],
-  ['token', ['OS_TOKEN', 'OS_AUTH_TOKEN']],
-  ['trustId', ['OS_TRUST_ID']],
+  ...fromAuthKeys(USER_AND_SCOPE),
+  ...fromAuthKeys(SYSTEM_SCOPE),
+  ...fromAuthKeys(OTHER_CREDENTIALS),
   ['regionName', ['OS_REGION_NAME']],
   ['interface', ['OS_INTERFACE', 'OS_ENDPOINT_TYPE']],
   ['caFile', ['OS_CACERT']],
@@ -53,8 +56,6 @@ const VARIABLES: ReadonlyArray<readonly [DraftField, readonly string[]]> = [
   ['insecure', ['OS_INSECURE']],
   ['requestTimeoutMs', ['OS_API_TIMEOUT']],
 ];
-
-const DEFAULT_DOMAIN = ['OS_DEFAULT_DOMAIN_NAME', 'OS_DEFAULT_DOMAIN_ID'] as const;
 
 /** Variables that choose or locate a config rather than hold one (openstacksdk's "selectors"). */
 const SELECTORS = [
@@ -70,7 +71,7 @@ const IGNORED = /^OS_(CCM_|TEST|STD|LOG|[A-Z0-9_]+_API_VERSION$|PREFER_IPV6$|FOR
 
 const KNOWN = new Set([
   ...VARIABLES.flatMap(([, names]) => names),
-  ...DEFAULT_DOMAIN,
+  ...DEFAULT_DOMAIN.map(([key]) => envVariable(key)),
   ...SELECTORS,
   'OS_IDENTITY_API_VERSION',
 ]);
@@ -81,16 +82,7 @@ function get(env: Env, name: string): string | undefined {
 }
 
 /** What makes the environment a cloud of its own; OS_CACERT or OS_INTERFACE alone only tune another source. */
-const CLOUD_FIELDS: ReadonlySet<DraftField> = new Set<DraftField>([
-  'authUrl',
-  'username',
-  'userId',
-  'password',
-  'token',
-  'applicationCredentialId',
-  'applicationCredentialName',
-  'applicationCredentialSecret',
-]);
+const CLOUD_FIELDS: ReadonlySet<DraftField> = new Set<DraftField>(['authUrl', ...CREDENTIAL_FIELDS]);
 
 /** True when the environment holds a cloud (an auth URL or a credential), not just a selector such as OS_CLOUD. */
 export function envHasCloud(env: Env): boolean {
@@ -152,14 +144,9 @@ export function readEnvironment(ctx: LoadContext): { draft: Draft; warnings: str
         fields[field as TextField] = found;
     }
   }
-  for (const [name, userField, projectField] of [
-    [DEFAULT_DOMAIN[0], 'userDomainName', 'projectDomainName'],
-    [DEFAULT_DOMAIN[1], 'userDomainId', 'projectDomainId'],
-  ] as const) {
-    const found = at(name);
-    if (!found) continue;
-    if (!fields.userDomainName && !fields.userDomainId) fields[userField] = found;
-    if (!fields.projectDomainName && !fields.projectDomainId) fields[projectField] = found;
+  for (const domain of DEFAULT_DOMAIN) {
+    const found = at(envVariable(domain[0]));
+    if (found) applyDefaultDomain(fields, domain, found);
   }
   const version = at('OS_IDENTITY_API_VERSION');
   if (version) checkIdentityVersion(version.value, version.file, version.key, problems);

@@ -1,7 +1,8 @@
 /** Finding and reading config files, with the search order openstacksdk uses. */
-import { access, readFile } from 'node:fs/promises';
-import { extname, isAbsolute, join, resolve } from 'node:path';
-import { ConfigError, parseText } from '../../lib/config.ts';
+import { access } from 'node:fs/promises';
+import { isAbsolute, join, resolve } from 'node:path';
+import { z } from 'zod';
+import { loadConfigFile } from '../../lib/config.ts';
 import type { LoadContext } from './types.ts';
 
 export const SITE_CONFIG_DIR = '/etc/openstack';
@@ -45,26 +46,10 @@ export async function exists(path: string): Promise<boolean> {
   }
 }
 
-/** Reads and parses a YAML or JSON file (JSON by the `.json` extension, as openstacksdk decides). */
-export async function readDocument(path: string, signal?: AbortSignal): Promise<unknown> {
-  let text: string;
-  try {
-    text = await readFile(path, { encoding: 'utf8', ...(signal ? { signal } : {}) });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError([
-      {
-        file: path,
-        key: '',
-        value: undefined,
-        problem:
-          code === 'ENOENT' ? 'the file does not exist' : `the file cannot be read (${code ?? String(err)})`,
-        fix:
-          code === 'ENOENT'
-            ? 'check the path, or create the file'
-            : 'check the file permissions for the user running shiftstack',
-      },
-    ]);
-  }
-  return parseText(text, extname(path).toLowerCase() === '.json' ? 'json' : 'yaml', path);
+/**
+ * Reads and parses a YAML or JSON file (JSON by the `.json` extension, as openstacksdk decides),
+ * unvalidated: the caller reads the tree itself, to name each key in openstacksdk's words.
+ */
+export function readDocument(path: string, signal?: AbortSignal): Promise<unknown> {
+  return loadConfigFile(path, z.unknown(), signal ? { signal } : {});
 }

@@ -330,6 +330,33 @@ export class ApiVersionError extends Error {
   }
 }
 
+/**
+ * Several objects match a lookup that must find at most one (Glance does not keep image names
+ * unique): a silent pick would act on the wrong object one day, so the caller is told to use the id.
+ */
+export class MultipleResultsError extends Error {
+  override readonly name = 'MultipleResultsError';
+  /** What was looked up, singular: `image`. */
+  readonly resource: string;
+  /** The name (or other key) looked up. */
+  readonly lookup: string;
+  /** The ids of every match. */
+  readonly ids: readonly string[];
+
+  constructor(resource: string, lookup: string, ids: readonly string[]) {
+    super(
+      `${ids.length} ${resource}s are named "${lookup}" (${ids.join(', ')}); refer to the ${resource} by id`,
+    );
+    this.resource = resource;
+    this.lookup = lookup;
+    this.ids = ids;
+  }
+
+  static is(this: void, err: unknown): err is MultipleResultsError {
+    return hasName(err, 'MultipleResultsError');
+  }
+}
+
 function hasName(err: unknown, name: string): boolean {
   return typeof err === 'object' && err !== null && (err as { name?: unknown }).name === name;
 }

@@ -39,6 +39,7 @@ export {
   isRequestEntityTooLarge,
   isServiceUnavailable,
   isUnauthorized,
+  MultipleResultsError,
   OpenStackHttpError,
   PaginationError,
   ResourceErrorStateError,
@@ -93,4 +94,4 @@ export {
   type TransportResponse,
 } from './transport.ts';
 export { resolveLink, safeUrl, withQuery, type Query, type QueryValue } from './url.ts';
-export { waitFor, waitForDeletion, type ErrorState, type WaitOptions } from './wait.ts';
+export { waitFor, waitForDeletion, type ErrorState, type WaiterOptions, type WaitOptions } from './wait.ts';

@@ -38,6 +38,15 @@ export interface WaitOptions<T> {
   clock?: Clock | undefined;
 }
 
+/**
+ * What a caller of a service's waiter (`waitForServerActive`, `waitForVolumeDeleted`, …) may tune:
+ * the timeout (the service's default otherwise), the first interval (1 s) growing ×1.5 up to the cap
+ * (10 s), the AbortSignal and the clock.
+ */
+export type WaiterOptions = Partial<
+  Pick<WaitOptions<unknown>, 'timeoutMs' | 'intervalMs' | 'maxIntervalMs' | 'signal' | 'clock'>
+>;
+
 /** Polls until `done`; rejects with WaitTimeoutError, ResourceErrorStateError, the signal's reason, or the error `get` threw. */
 export async function waitFor<T>(options: WaitOptions<T>): Promise<T> {
   const result = await poll(options, false);

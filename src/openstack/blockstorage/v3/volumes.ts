@@ -3,9 +3,10 @@
  * relative to it. https://docs.openstack.org/api-ref/block-storage/v3/#volumes-volumes
  */
 import type { CallOptions } from '../../core/call-options.ts';
+import { NegotiatingPager } from '../../core/microversion.ts';
 import type { Pager } from '../../core/pagination.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
-import { BlockStoragePager, blockStorageMicroversion } from './microversion.ts';
+import { blockStorageMicroversion } from './microversion.ts';
 
 export type VolumeStatus =
   | 'creating'
@@ -147,8 +148,9 @@ export function listVolumes(
   query: VolumeListQuery = {},
   options: CallOptions = {},
 ): Pager<Volume> {
-  return new BlockStoragePager<Volume>({
+  return new NegotiatingPager<Volume>({
     client: sc,
+    negotiate: blockStorageMicroversion,
     path: 'volumes/detail',
     query: { ...query },
     collection: 'volumes',

@@ -6,13 +6,10 @@
  * reconcile: it reads the volume, and requeues while it is `creating`.
  */
 import type { ServiceClient } from '../../core/service-client.ts';
-import { waitFor, waitForDeletion, type WaitOptions } from '../../core/wait.ts';
+import { waitFor, waitForDeletion, type WaiterOptions } from '../../core/wait.ts';
 import { getVolume, type Volume, type VolumeStatus } from './volumes.ts';
 
-/** Timeout (default 10 min), first interval (1 s) growing ×1.5 up to the cap (10 s), AbortSignal, clock. */
-export type WaiterOptions = Partial<
-  Pick<WaitOptions<unknown>, 'timeoutMs' | 'intervalMs' | 'maxIntervalMs' | 'signal' | 'clock'>
->;
+export type { WaiterOptions };
 
 /** A volume created from a large image copies it first. */
 export const VOLUME_TIMEOUT_MS = 10 * 60_000;

@@ -3,9 +3,10 @@
  * https://docs.openstack.org/api-ref/compute/#flavors
  */
 import type { CallOptions } from '../../core/call-options.ts';
+import { NegotiatingPager } from '../../core/microversion.ts';
 import type { Pager } from '../../core/pagination.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
-import { ComputePager, computeMicroversion } from './microversion.ts';
+import { computeMicroversion } from './microversion.ts';
 import type { Link } from './servers.ts';
 
 export interface Flavor {
@@ -64,8 +65,9 @@ export function listFlavors(
   query: FlavorListQuery = {},
   options: CallOptions = {},
 ): Pager<Flavor> {
-  return new ComputePager<Flavor>({
+  return new NegotiatingPager<Flavor>({
     client: sc,
+    negotiate: computeMicroversion,
     path: 'flavors/detail',
     query: { ...query },
     collection: 'flavors',

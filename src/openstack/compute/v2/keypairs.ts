@@ -3,8 +3,9 @@
  * user, not a project. https://docs.openstack.org/api-ref/compute/#keypairs-keypairs
  */
 import type { CallOptions } from '../../core/call-options.ts';
+import { NegotiatingPager } from '../../core/microversion.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
-import { atLeast, ComputePager, computeMicroversion, requireMicroversion } from './microversion.ts';
+import { atLeast, computeMicroversion, requireMicroversion } from './microversion.ts';
 
 export interface Keypair {
   name: string;
@@ -79,8 +80,9 @@ export async function listKeypairs(
   options: CallOptions = {},
 ): Promise<Keypair[]> {
   const mv = await computeMicroversion(sc, options.signal);
-  const pager = new ComputePager<{ keypair: Keypair }>({
+  const pager = new NegotiatingPager<{ keypair: Keypair }>({
     client: sc,
+    negotiate: computeMicroversion,
     path: 'os-keypairs',
     query: { ...query },
     collection: 'keypairs',

@@ -10,9 +10,8 @@ import {
   requireApiVersion,
   type ApiVersion,
 } from '../../core/api-version.ts';
-import { raceSignal } from '../../core/clock.ts';
 import { ApiVersionError } from '../../core/errors.ts';
-import { Pager, type Page } from '../../core/pagination.ts';
+import { negotiatedMicroversion } from '../../core/microversion.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
 
 /**
@@ -22,24 +21,12 @@ import type { ServiceClient } from '../../core/service-client.ts';
  */
 export const COMPUTE_MICROVERSION = '2.79';
 
-const negotiations = new WeakMap<ServiceClient, Promise<string>>();
-
 /**
  * The microversion calls on `sc` use. A ServiceClient that already has one (set by the caller, by
  * `withMicroversion`, or by an earlier negotiation) keeps it; otherwise the version document is read
  * once (single-flight per ServiceClient, and cached per endpoint by the core) and the default set.
  */
-export async function computeMicroversion(sc: ServiceClient, signal?: AbortSignal): Promise<ApiVersion> {
-  if (sc.microversion !== undefined) return requireApiVersion(sc.microversion);
-  let flight = negotiations.get(sc);
-  if (!flight) {
-    // No caller's signal on the shared read: one caller giving up must not fail the others.
-    flight = sc.negotiateMicroversion(COMPUTE_MICROVERSION);
-    negotiations.set(sc, flight);
-    flight.catch(() => negotiations.delete(sc));
-  }
-  return requireApiVersion(await raceSignal(flight, signal));
-}
+export const computeMicroversion = negotiatedMicroversion(COMPUTE_MICROVERSION);
 
 /** Throws ApiVersionError when `what` needs a later microversion than `have`. */
 export async function requireMicroversion(
@@ -58,23 +45,4 @@ export async function requireMicroversion(
 
 export function atLeast(have: ApiVersion, need: string): boolean {
   return compareApiVersions(have, requireApiVersion(need)) >= 0;
-}
-
-/** A Pager that settles the microversion before its first page, so list calls carry it like every other call. */
-export class ComputePager<T> extends Pager<T> {
-  private readonly sc: ServiceClient;
-  private readonly signal: AbortSignal | undefined;
-
-  constructor(options: ConstructorParameters<typeof Pager<T>>[0]) {
-    super(options);
-    this.sc = options.client;
-    this.signal = options.signal;
-  }
-
-  override async *pages(
-    options: { signal?: AbortSignal | undefined } = {},
-  ): AsyncGenerator<Page<T>, void, undefined> {
-    await computeMicroversion(this.sc, options.signal ?? this.signal);
-    yield* super.pages(options);
-  }
 }

@@ -27,36 +27,40 @@ export async function getServerMetadata(
 }
 
 /** `PUT …/metadata`: the server ends with exactly these items; returns them. */
-export async function replaceServerMetadata(
+export function replaceServerMetadata(
   sc: ServiceClient,
   serverId: string,
   metadata: Metadata,
   options: CallOptions = {},
 ): Promise<Metadata> {
-  await computeMicroversion(sc, options.signal);
-  const res = await sc.request<{ metadata: Metadata }>({
-    method: 'PUT',
-    path: base(serverId),
-    body: { metadata },
-    label: 'server_metadata_replace',
-    signal: options.signal,
-  });
-  return res.body.metadata;
+  return writeMetadata(sc, serverId, 'PUT', 'server_metadata_replace', metadata, options);
 }
 
 /** `POST …/metadata`: sets these items, keeping the others; returns the whole metadata. */
-export async function updateServerMetadata(
+export function updateServerMetadata(
   sc: ServiceClient,
   serverId: string,
   metadata: Metadata,
   options: CallOptions = {},
 ): Promise<Metadata> {
+  return writeMetadata(sc, serverId, 'POST', 'server_metadata_update', metadata, options);
+}
+
+/** Replace and update are one call but for the method: PUT drops the items not given, POST keeps them. */
+async function writeMetadata(
+  sc: ServiceClient,
+  serverId: string,
+  method: 'PUT' | 'POST',
+  label: string,
+  metadata: Metadata,
+  options: CallOptions,
+): Promise<Metadata> {
   await computeMicroversion(sc, options.signal);
   const res = await sc.request<{ metadata: Metadata }>({
-    method: 'POST',
+    method,
     path: base(serverId),
     body: { metadata },
-    label: 'server_metadata_update',
+    label,
     signal: options.signal,
   });
   return res.body.metadata;

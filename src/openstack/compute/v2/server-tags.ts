@@ -4,10 +4,10 @@
  */
 import type { CallOptions } from '../../core/call-options.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
+import { objectTags, type TaggedObject } from '../../core/tags.ts';
 import { computeMicroversion, requireMicroversion } from './microversion.ts';
 
-const base = (serverId: string) => `servers/${encodeURIComponent(serverId)}/tags`;
-const one = (serverId: string, tag: string) => `${base(serverId)}/${encodeURIComponent(tag)}`;
+const tagged = (serverId: string): TaggedObject => ({ collection: 'servers', id: serverId, label: 'server' });
 
 async function gate(sc: ServiceClient, signal: AbortSignal | undefined): Promise<void> {
   await requireMicroversion(sc, await computeMicroversion(sc, signal), '2.26', 'server tags', signal);
@@ -20,13 +20,7 @@ export async function listServerTags(
   options: CallOptions = {},
 ): Promise<string[]> {
   await gate(sc, options.signal);
-  const res = await sc.request<{ tags: string[] }>({
-    method: 'GET',
-    path: base(serverId),
-    label: 'server_tag_list',
-    signal: options.signal,
-  });
-  return res.body.tags;
+  return objectTags.list(sc, tagged(serverId), options);
 }
 
 /** `PUT …/tags`: the server ends with exactly these tags (at most 50). */
@@ -37,14 +31,7 @@ export async function replaceServerTags(
   options: CallOptions = {},
 ): Promise<string[]> {
   await gate(sc, options.signal);
-  const res = await sc.request<{ tags: string[] }>({
-    method: 'PUT',
-    path: base(serverId),
-    body: { tags },
-    label: 'server_tag_replace',
-    signal: options.signal,
-  });
-  return res.body.tags;
+  return objectTags.replace(sc, tagged(serverId), tags, options);
 }
 
 /** `PUT …/tags/{tag}` → 201 (added) or 204 (already there). */
@@ -55,14 +42,7 @@ export async function addServerTag(
   options: CallOptions = {},
 ): Promise<void> {
   await gate(sc, options.signal);
-  await sc.request({
-    method: 'PUT',
-    path: one(serverId, tag),
-    label: 'server_tag_add',
-    signal: options.signal,
-    expect: [201, 204],
-    responseType: 'bytes',
-  });
+  await objectTags.add(sc, tagged(serverId), tag, options);
 }
 
 /** `DELETE …/tags/{tag}`; a tag the server does not have is a 404. */
@@ -73,13 +53,7 @@ export async function removeServerTag(
   options: CallOptions = {},
 ): Promise<void> {
   await gate(sc, options.signal);
-  await sc.request({
-    method: 'DELETE',
-    path: one(serverId, tag),
-    label: 'server_tag_delete',
-    signal: options.signal,
-    expect: [204],
-  });
+  await objectTags.remove(sc, tagged(serverId), tag, options);
 }
 
 /** `DELETE …/tags`: removes them all. */
@@ -89,13 +63,7 @@ export async function removeAllServerTags(
   options: CallOptions = {},
 ): Promise<void> {
   await gate(sc, options.signal);
-  await sc.request({
-    method: 'DELETE',
-    path: base(serverId),
-    label: 'server_tag_delete_all',
-    signal: options.signal,
-    expect: [204],
-  });
+  await objectTags.removeAll(sc, tagged(serverId), options);
 }
 
 /** `GET …/tags/{tag}`: true (204) or false (404). */
@@ -106,13 +74,5 @@ export async function serverHasTag(
   options: CallOptions = {},
 ): Promise<boolean> {
   await gate(sc, options.signal);
-  const res = await sc.request({
-    method: 'GET',
-    path: one(serverId, tag),
-    label: 'server_tag_get',
-    signal: options.signal,
-    expect: [204, 404],
-    responseType: 'bytes',
-  });
-  return res.status === 204;
+  return objectTags.has(sc, tagged(serverId), tag, options);
 }

@@ -4,10 +4,11 @@
  * https://docs.openstack.org/api-ref/compute/#servers-servers
  */
 import type { CallOptions } from '../../core/call-options.ts';
+import { NegotiatingPager } from '../../core/microversion.ts';
 import type { Pager } from '../../core/pagination.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
 import type { Query, QueryValue } from '../../core/url.ts';
-import { ComputePager, computeMicroversion, requireMicroversion } from './microversion.ts';
+import { computeMicroversion, requireMicroversion } from './microversion.ts';
 
 export type ServerStatus =
   | 'ACTIVE'
@@ -316,8 +317,9 @@ export function listServers(
   query: ServerListQuery = {},
   options: CallOptions = {},
 ): Pager<Server> {
-  return new ComputePager<Server>({
+  return new NegotiatingPager<Server>({
     client: sc,
+    negotiate: computeMicroversion,
     path: 'servers/detail',
     query: serverQuery(query),
     collection: 'servers',

@@ -6,13 +6,10 @@
  * reconcile: it reads the server, and requeues while it is BUILD.
  */
 import type { ServiceClient } from '../../core/service-client.ts';
-import { waitFor, waitForDeletion, type WaitOptions } from '../../core/wait.ts';
+import { waitFor, waitForDeletion, type WaiterOptions } from '../../core/wait.ts';
 import { getServer, type Server, type ServerStatus } from './servers.ts';
 
-/** Timeout (default 10 min), first interval (1 s) growing ×1.5 up to the cap (10 s), AbortSignal, clock. */
-export type WaiterOptions = Partial<
-  Pick<WaitOptions<unknown>, 'timeoutMs' | 'intervalMs' | 'maxIntervalMs' | 'signal' | 'clock'>
->;
+export type { WaiterOptions };
 
 /** A boot includes scheduling, the image download to the host and the port binding. */
 export const SERVER_TIMEOUT_MS = 10 * 60_000;

@@ -2,10 +2,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import type { OpenStackClient } from '../../client.ts';
-import { isNotFound, ResourceErrorStateError, WaitTimeoutError } from '../../core/errors.ts';
+import {
+  isNotFound,
+  MultipleResultsError,
+  ResourceErrorStateError,
+  WaitTimeoutError,
+} from '../../core/errors.ts';
 import { openClientTarget, unique, type ClientTarget } from '../../core/testing/target.ts';
 import { Cleanup, waitTimings } from '../../network/v2/testing/fixtures.ts';
-import { AmbiguousImageNameError, type Image } from './images.ts';
+import type { Image } from './images.ts';
 
 describe('image v2', () => {
   let t: ClientTarget;
@@ -100,7 +105,7 @@ describe('image v2', () => {
     assert.equal(await os.image.images.findByName(unique('client-none')), undefined);
     const two = await create(name);
     const err = await os.image.images.findByName(name).catch((e: unknown) => e);
-    assert.ok(AmbiguousImageNameError.is(err), String(err));
+    assert.ok(MultipleResultsError.is(err), String(err));
     assert.deepEqual([...err.ids].sort(), [one.id, two.id].sort());
   });
 

@@ -5,8 +5,10 @@
  * https://docs.openstack.org/api-ref/image/v2/
  */
 import type { CallOptions } from '../../core/call-options.ts';
+import { MultipleResultsError } from '../../core/errors.ts';
 import { Pager } from '../../core/pagination.ts';
 import type { RawBody, ServiceClient } from '../../core/service-client.ts';
+import { objectTags } from '../../core/tags.ts';
 
 export type ImageStatus =
   | 'queued'
@@ -133,31 +135,10 @@ export async function getImage(sc: ServiceClient, id: string, options: CallOptio
   return res.body;
 }
 
-/** Several images carry the name the caller looked up: Glance does not keep names unique. */
-export class AmbiguousImageNameError extends Error {
-  override readonly name = 'AmbiguousImageNameError';
-  readonly imageName: string;
-  readonly ids: readonly string[];
-
-  constructor(imageName: string, ids: readonly string[]) {
-    super(`${ids.length} images are named "${imageName}" (${ids.join(', ')}); refer to the image by id`);
-    this.imageName = imageName;
-    this.ids = ids;
-  }
-
-  static is(this: void, err: unknown): err is AmbiguousImageNameError {
-    return (
-      typeof err === 'object' &&
-      err !== null &&
-      (err as { name?: unknown }).name === 'AmbiguousImageNameError'
-    );
-  }
-}
-
 /**
- * The image named exactly `name` among those the caller sees, or undefined; several is an
- * AmbiguousImageNameError (a silent pick would boot the wrong image one day). `query` narrows the
- * search (`{ status: 'active' }`).
+ * The image named exactly `name` among those the caller sees, or undefined. Glance does not keep
+ * names unique: several is a MultipleResultsError (a silent pick would boot the wrong image one
+ * day). `query` narrows the search (`{ status: 'active' }`).
  */
 export async function findImageByName(
   sc: ServiceClient,
@@ -166,7 +147,8 @@ export async function findImageByName(
 ): Promise<Image | undefined> {
   const found = await listImages(sc, { ...options.query, name }, options).all();
   if (found.length > 1)
-    throw new AmbiguousImageNameError(
+    throw new MultipleResultsError(
+      'image',
       name,
       found.map((i) => i.id),
     );
@@ -261,7 +243,10 @@ export async function deleteImage(sc: ServiceClient, id: string, options: CallOp
   });
 }
 
-/** `PUT /v2/images/{id}/tags/{tag}` → 204; adding a tag already there is no error. */
+/**
+ * `PUT /v2/images/{id}/tags/{tag}` → 204; adding a tag already there is no error. Written out rather
+ * than `objectTags.add`, which also takes the guideline's 201: Glance answers 204 and nothing else.
+ */
 export async function addImageTag(
   sc: ServiceClient,
   id: string,
@@ -285,11 +270,5 @@ export async function removeImageTag(
   tag: string,
   options: CallOptions = {},
 ): Promise<void> {
-  await sc.request({
-    method: 'DELETE',
-    path: `${item(id)}/tags/${encodeURIComponent(tag)}`,
-    label: 'image_tag_delete',
-    signal: options.signal,
-    expect: [204],
-  });
+  await objectTags.remove(sc, { collection: 'images', id, label: 'image' }, tag, options);
 }

@@ -31,7 +31,7 @@ export function imageV2(sc: ServiceClient) {
     images: {
       list: (query?: ImageListQuery, o?: CallOptions) => listImages(sc, query, o),
       get: (id: string, o?: CallOptions) => getImage(sc, id, o),
-      /** Exactly one image by that name, undefined for none; AmbiguousImageNameError for several. */
+      /** Exactly one image by that name, undefined for none; MultipleResultsError for several. */
       findByName: (name: string, o?: CallOptions & { query?: ImageListQuery | undefined }) =>
         findImageByName(sc, name, o),
       create: (image: ImageCreateOpts, o?: CallOptions) => createImage(sc, image, o),

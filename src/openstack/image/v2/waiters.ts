@@ -6,13 +6,10 @@
  * reconcile: it reads the image, and requeues while it is not active.
  */
 import type { ServiceClient } from '../../core/service-client.ts';
-import { waitFor, waitForDeletion, type WaitOptions } from '../../core/wait.ts';
+import { waitFor, waitForDeletion, type WaiterOptions } from '../../core/wait.ts';
 import { getImage, type Image } from './images.ts';
 
-/** Timeout (default 10 min), first interval (1 s) growing ×1.5 up to the cap (10 s), AbortSignal, clock. */
-export type WaiterOptions = Partial<
-  Pick<WaitOptions<unknown>, 'timeoutMs' | 'intervalMs' | 'maxIntervalMs' | 'signal' | 'clock'>
->;
+export type { WaiterOptions };
 
 /** Imports (web-download, conversion) of large images take minutes. */
 export const IMAGE_TIMEOUT_MS = 10 * 60_000;

@@ -2,10 +2,9 @@
 import type { IdRef } from './listeners.ts';
 import {
   octaviaResource,
-  type ListParams,
+  type ObjectListQuery,
   type OperatingStatus,
   type ProvisioningStatus,
-  type TagFilters,
 } from './resource.ts';
 
 export type HealthMonitorType = 'HTTP' | 'HTTPS' | 'PING' | 'TCP' | 'TLS-HELLO' | 'UDP-CONNECT' | 'SCTP';
@@ -70,14 +69,9 @@ export interface HealthMonitorUpdateOpts extends HealthMonitorWritable {
   [field: string]: unknown;
 }
 
-export interface HealthMonitorListQuery extends ListParams, TagFilters {
-  id?: string;
-  name?: string;
+export interface HealthMonitorListQuery extends ObjectListQuery {
   pool_id?: string;
   type?: HealthMonitorType;
-  provisioning_status?: ProvisioningStatus;
-  operating_status?: OperatingStatus;
-  project_id?: string;
 }
 
 export const healthMonitors = octaviaResource<

@@ -3,10 +3,9 @@ import type { NestedL7PolicyCreateOpts } from './l7policies.ts';
 import type { NestedPoolCreateOpts } from './pools.ts';
 import {
   octaviaResource,
-  type ListParams,
+  type ObjectListQuery,
   type OperatingStatus,
   type ProvisioningStatus,
-  type TagFilters,
 } from './resource.ts';
 
 export type ListenerProtocol = 'HTTP' | 'HTTPS' | 'TCP' | 'TERMINATED_HTTPS' | 'UDP' | 'SCTP' | 'PROMETHEUS';
@@ -95,16 +94,11 @@ export interface ListenerUpdateOpts extends ListenerWritable {
   [field: string]: unknown;
 }
 
-export interface ListenerListQuery extends ListParams, TagFilters {
-  id?: string;
-  name?: string;
+export interface ListenerListQuery extends ObjectListQuery {
   loadbalancer_id?: string;
   protocol?: ListenerProtocol;
   protocol_port?: number;
-  provisioning_status?: ProvisioningStatus;
-  operating_status?: OperatingStatus;
   default_pool_id?: string;
-  project_id?: string;
   description?: string;
 }
 

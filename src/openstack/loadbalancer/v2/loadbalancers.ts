@@ -9,10 +9,9 @@ import type { IdRef, NestedListenerCreateOpts } from './listeners.ts';
 import type { NestedPoolCreateOpts } from './pools.ts';
 import {
   octaviaResource,
-  type ListParams,
+  type ObjectListQuery,
   type OperatingStatus,
   type ProvisioningStatus,
-  type TagFilters,
 } from './resource.ts';
 
 export interface AdditionalVip {
@@ -89,13 +88,8 @@ export interface LoadBalancerUpdateOpts extends LoadBalancerWritable {
   [field: string]: unknown;
 }
 
-export interface LoadBalancerListQuery extends ListParams, TagFilters {
-  id?: string;
-  name?: string;
+export interface LoadBalancerListQuery extends ObjectListQuery {
   description?: string;
-  project_id?: string;
-  provisioning_status?: ProvisioningStatus;
-  operating_status?: OperatingStatus;
   vip_address?: string;
   vip_port_id?: string;
   vip_subnet_id?: string;

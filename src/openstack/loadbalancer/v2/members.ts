@@ -6,10 +6,9 @@ import type { CallOptions } from '../../core/call-options.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
 import {
   octaviaChildResource,
-  type ListParams,
+  type ObjectListQuery,
   type OperatingStatus,
   type ProvisioningStatus,
-  type TagFilters,
 } from './resource.ts';
 
 export interface Member {
@@ -58,17 +57,12 @@ export interface MemberUpdateOpts extends MemberWritable {
   [field: string]: unknown;
 }
 
-export interface MemberListQuery extends ListParams, TagFilters {
-  id?: string;
-  name?: string;
+export interface MemberListQuery extends ObjectListQuery {
   address?: string;
   protocol_port?: number;
   subnet_id?: string;
   weight?: number;
   backup?: boolean;
-  provisioning_status?: ProvisioningStatus;
-  operating_status?: OperatingStatus;
-  project_id?: string;
 }
 
 export const members = octaviaChildResource<Member, MemberCreateOpts, MemberUpdateOpts, MemberListQuery>({

@@ -4,10 +4,9 @@ import type { IdRef } from './listeners.ts';
 import type { MemberCreateOpts } from './members.ts';
 import {
   octaviaResource,
-  type ListParams,
+  type ObjectListQuery,
   type OperatingStatus,
   type ProvisioningStatus,
-  type TagFilters,
 } from './resource.ts';
 
 export type PoolProtocol = 'HTTP' | 'HTTPS' | 'PROXY' | 'PROXYV2' | 'TCP' | 'UDP' | 'SCTP';
@@ -81,16 +80,11 @@ export interface PoolUpdateOpts extends PoolWritable {
   [field: string]: unknown;
 }
 
-export interface PoolListQuery extends ListParams, TagFilters {
-  id?: string;
-  name?: string;
+export interface PoolListQuery extends ObjectListQuery {
   loadbalancer_id?: string;
   protocol?: PoolProtocol;
   lb_algorithm?: LbAlgorithm;
-  provisioning_status?: ProvisioningStatus;
-  operating_status?: OperatingStatus;
   healthmonitor_id?: string;
-  project_id?: string;
   description?: string;
 }
 

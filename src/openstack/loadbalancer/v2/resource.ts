@@ -11,17 +11,11 @@
  * https://docs.openstack.org/api-ref/load-balancer/v2/
  */
 import type { CallOptions } from '../../core/call-options.ts';
-import { Pager } from '../../core/pagination.ts';
+import type { Pager } from '../../core/pagination.ts';
+import { collectionCalls, listQuery, type CollectionNames, type TagFilters } from '../../core/resource.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
-import type { Query, QueryValue } from '../../core/url.ts';
 
-/** Octavia's tag filters (API 2.5+); a list is sent comma-separated. */
-export interface TagFilters {
-  tags?: readonly string[] | undefined;
-  'tags-any'?: readonly string[] | undefined;
-  'not-tags'?: readonly string[] | undefined;
-  'not-tags-any'?: readonly string[] | undefined;
-}
+export type { TagFilters };
 
 /** Paging and sorting parameters of every Octavia list. `limit` is the page size. */
 export interface ListParams {
@@ -38,26 +32,20 @@ export type ProvisioningStatus =
   'ACTIVE' | 'DELETED' | 'ERROR' | 'PENDING_CREATE' | 'PENDING_UPDATE' | 'PENDING_DELETE';
 export type OperatingStatus = 'ONLINE' | 'DRAINING' | 'OFFLINE' | 'DEGRADED' | 'ERROR' | 'NO_MONITOR';
 
-const TAG_FILTERS = new Set(['tags', 'tags-any', 'not-tags', 'not-tags-any']);
-
-export function octaviaQuery(query: object): Query {
-  const out: Record<string, QueryValue> = {};
-  for (const [key, value] of Object.entries(query) as [string, unknown][]) {
-    if (value === undefined) continue;
-    if (TAG_FILTERS.has(key) && Array.isArray(value)) out[key] = value.join(',');
-    else out[key] = value as QueryValue;
-  }
-  return out;
+/** The filters every Octavia object's list takes besides its own fields: paging, tags, id, name, owner, statuses. */
+export interface ObjectListQuery extends ListParams, TagFilters {
+  id?: string;
+  name?: string;
+  project_id?: string;
+  provisioning_status?: ProvisioningStatus;
+  operating_status?: OperatingStatus;
 }
 
-export interface OctaviaResourceSpec {
-  /** The collection key of a list and, below `lbaas/`, the collection path: `listeners`, `healthmonitors`. */
-  collection: string;
-  /** The body key of one object: `listener`, `healthmonitor`. */
-  key: string;
-  /** The metrics resource name, OCCM's: `loadbalancer_listener`, `loadbalancer_healthmonitor`. */
-  label: string;
-}
+/**
+ * `key` (`healthmonitor`), `label` (OCCM's: `loadbalancer_healthmonitor`) and `collection`, which is
+ * also the path below `lbaas/` (`healthmonitors`).
+ */
+export type OctaviaResourceSpec = CollectionNames;
 
 export interface OctaviaResource<T, C, U, Q> {
   readonly spec: OctaviaResourceSpec;
@@ -86,15 +74,15 @@ export interface BoundOctaviaResource<T, C, U, Q> {
 export function octaviaResource<T, C, U, Q extends object>(
   spec: OctaviaResourceSpec,
 ): OctaviaResource<T, C, U, Q> {
-  const ops = operations<T, C, U, Q>(spec);
+  const calls = collectionCalls<T, C, U, Q>(spec, listQuery);
   const path = `lbaas/${spec.collection}`;
   const resource: OctaviaResource<T, C, U, Q> = {
     spec,
-    list: (sc, query, options) => ops.list(sc, path, query, options),
-    get: (sc, id, options) => ops.get(sc, path, id, options),
-    create: (sc, opts, options) => ops.create(sc, path, opts, options),
-    update: (sc, id, opts, options) => ops.update(sc, path, id, opts, options),
-    delete: (sc, id, options) => ops.delete(sc, path, id, options),
+    list: (sc, query, options) => calls.list(sc, path, query, options),
+    get: (sc, id, options) => calls.get(sc, path, id, options),
+    create: (sc, opts, options) => calls.create(sc, path, opts, options),
+    update: (sc, id, opts, options) => calls.update(sc, path, id, opts, options),
+    delete: (sc, id, options) => calls.delete(sc, path, id, options),
     bind: (sc) => ({
       list: (query, options) => resource.list(sc, query, options),
       get: (id, options) => resource.get(sc, id, options),
@@ -128,16 +116,16 @@ export interface BoundOctaviaChildResource<T, C, U, Q> {
 export function octaviaChildResource<T, C, U, Q extends object>(
   spec: OctaviaResourceSpec & { parent: string },
 ): OctaviaChildResource<T, C, U, Q> {
-  const ops = operations<T, C, U, Q>(spec);
+  const calls = collectionCalls<T, C, U, Q>(spec, listQuery);
   const path = (parentId: string) =>
     `lbaas/${spec.parent}/${encodeURIComponent(parentId)}/${spec.collection}`;
   const resource: OctaviaChildResource<T, C, U, Q> = {
     spec,
-    list: (sc, parentId, query, options) => ops.list(sc, path(parentId), query, options),
-    get: (sc, parentId, id, options) => ops.get(sc, path(parentId), id, options),
-    create: (sc, parentId, opts, options) => ops.create(sc, path(parentId), opts, options),
-    update: (sc, parentId, id, opts, options) => ops.update(sc, path(parentId), id, opts, options),
-    delete: (sc, parentId, id, options) => ops.delete(sc, path(parentId), id, options),
+    list: (sc, parentId, query, options) => calls.list(sc, path(parentId), query, options),
+    get: (sc, parentId, id, options) => calls.get(sc, path(parentId), id, options),
+    create: (sc, parentId, opts, options) => calls.create(sc, path(parentId), opts, options),
+    update: (sc, parentId, id, opts, options) => calls.update(sc, path(parentId), id, opts, options),
+    delete: (sc, parentId, id, options) => calls.delete(sc, path(parentId), id, options),
     bind: (sc) => ({
       list: (parentId, query, options) => resource.list(sc, parentId, query, options),
       get: (parentId, id, options) => resource.get(sc, parentId, id, options),
@@ -147,77 +135,4 @@ export function octaviaChildResource<T, C, U, Q extends object>(
     }),
   };
   return resource;
-}
-
-function operations<T, C, U, Q extends object>(spec: OctaviaResourceSpec) {
-  const { key, collection, label } = spec;
-  const item = (path: string, id: string) => `${path}/${encodeURIComponent(id)}`;
-  return {
-    list: (sc: ServiceClient, path: string, query: Q | undefined, options: CallOptions = {}) =>
-      new Pager<T>({
-        client: sc,
-        path,
-        query: query ? octaviaQuery(query) : undefined,
-        collection,
-        strategy: 'links',
-        label: `${label}_list`,
-        signal: options.signal,
-      }),
-    async get(sc: ServiceClient, path: string, id: string, options: CallOptions = {}): Promise<T> {
-      const res = await sc.request<Record<string, T>>({
-        method: 'GET',
-        path: item(path, id),
-        label: `${label}_get`,
-        signal: options.signal,
-      });
-      return unwrap(res.body, key);
-    },
-    async create(sc: ServiceClient, path: string, opts: C, options: CallOptions = {}): Promise<T> {
-      const res = await sc.request<Record<string, T>>({
-        method: 'POST',
-        path,
-        body: { [key]: opts },
-        label: `${label}_create`,
-        signal: options.signal,
-        expect: [201],
-      });
-      return unwrap(res.body, key);
-    },
-    async update(
-      sc: ServiceClient,
-      path: string,
-      id: string,
-      opts: U,
-      options: CallOptions = {},
-    ): Promise<T> {
-      const res = await sc.request<Record<string, T>>({
-        method: 'PUT',
-        path: item(path, id),
-        body: { [key]: opts },
-        label: `${label}_update`,
-        signal: options.signal,
-      });
-      return unwrap(res.body, key);
-    },
-    async delete(sc: ServiceClient, path: string, id: string, options: CallOptions = {}): Promise<void> {
-      await sc.request({
-        method: 'DELETE',
-        path: item(path, id),
-        label: `${label}_delete`,
-        signal: options.signal,
-        expect: [204],
-      });
-    },
-  };
-}
-
-/** The object under `key`; a 2xx body without it is a broken server, said plainly rather than returned as undefined. */
-export function unwrap<T>(body: Record<string, T> | undefined, key: string): T {
-  const value = body?.[key];
-  if (value === undefined) {
-    throw new TypeError(
-      `the answer has no "${key}" (keys: ${body ? Object.keys(body).join(', ') : 'none, empty body'})`,
-    );
-  }
-  return value;
 }

@@ -5,15 +5,11 @@
  * These block, so they are for scripts, tests and the CLI. A controller never waits inside a
  * reconcile: it reads the status, and requeues while it is PENDING_*.
  */
-import type { WaitOptions } from '../../core/wait.ts';
-import { waitFor, waitForDeletion } from '../../core/wait.ts';
+import { waitFor, waitForDeletion, type WaiterOptions } from '../../core/wait.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
 import { getLoadBalancer, type LoadBalancer } from './loadbalancers.ts';
 
-/** Timeout (default 10 min), first interval (1 s) growing ×1.5 up to the cap (10 s), AbortSignal, clock. */
-export type WaiterOptions = Partial<
-  Pick<WaitOptions<unknown>, 'timeoutMs' | 'intervalMs' | 'maxIntervalMs' | 'signal' | 'clock'>
->;
+export type { WaiterOptions };
 
 /** Amphora boots take minutes on a busy cloud; OCCM waits about 5 min, this a little longer. */
 export const LOAD_BALANCER_TIMEOUT_MS = 10 * 60_000;

@@ -3,8 +3,9 @@
  * Without an L2 agent a port stays `DOWN`; binding it to a host nobody serves gives
  * `binding:vif_type: binding_failed` with a 200 (see ../shared/openstack-real/NOTES.md).
  */
+import { listQuery } from '../../core/resource.ts';
 import type { Query } from '../../core/url.ts';
-import { neutronQuery, neutronResource, type ListParams, type TagFilters } from './resource.ts';
+import { neutronResource, type ListParams, type TagFilters } from './resource.ts';
 import type { SubPort } from './trunks.ts';
 
 export interface FixedIp {
@@ -125,10 +126,10 @@ export interface PortListQuery extends ListParams, TagFilters {
   fixed_ips?: readonly FixedIpFilter[];
 }
 
-/** `fixed_ips` filters in Neutron's `fixed_ips=<key>=<value>` form, the rest as `neutronQuery` does. */
+/** `fixed_ips` filters in Neutron's `fixed_ips=<key>=<value>` form, the rest as `listQuery` does. */
 export function portQuery(query: PortListQuery): Query {
   const { fixed_ips, ...rest } = query;
-  const out = { ...neutronQuery(rest) };
+  const out = { ...listQuery(rest) };
   if (fixed_ips && fixed_ips.length > 0) {
     out.fixed_ips = fixed_ips.flatMap((f) =>
       Object.entries(f)

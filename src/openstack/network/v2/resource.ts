@@ -7,9 +7,12 @@
  * https://docs.openstack.org/api-ref/network/v2/
  */
 import type { CallOptions } from '../../core/call-options.ts';
-import { Pager } from '../../core/pagination.ts';
+import type { Pager } from '../../core/pagination.ts';
+import { collectionCalls, listQuery, unwrap, type CollectionNames } from '../../core/resource.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
-import type { Query, QueryValue } from '../../core/url.ts';
+import type { Query } from '../../core/url.ts';
+
+export type { TagFilters } from '../../core/resource.ts';
 
 /** Options of a write that Neutron can make conditional on the object's revision (the `revision-if-match` extension). */
 export interface RevisionOptions extends CallOptions {
@@ -18,18 +21,6 @@ export interface RevisionOptions extends CallOptions {
    * N, else Neutron answers 412 (`isPreconditionFailed`), so two writers never overwrite each other blindly.
    */
   ifRevision?: number | undefined;
-}
-
-/** The tag filters every taggable Neutron (and Octavia) resource accepts; a list is sent comma-separated. */
-export interface TagFilters {
-  /** Objects having all of these tags. */
-  tags?: readonly string[] | undefined;
-  /** Objects having any of these tags. */
-  'tags-any'?: readonly string[] | undefined;
-  /** Objects not having all of these tags. */
-  'not-tags'?: readonly string[] | undefined;
-  /** Objects having none of these tags. */
-  'not-tags-any'?: readonly string[] | undefined;
 }
 
 /** Paging and sorting parameters of every Neutron list. `limit` is the page size, not a cap on the result. */
@@ -42,38 +33,17 @@ export interface ListParams {
   fields?: readonly string[] | undefined;
 }
 
-const TAG_FILTERS = new Set(['tags', 'tags-any', 'not-tags', 'not-tags-any']);
-
-/**
- * A list query as Neutron reads it: tag filters comma-separated, other lists repeated
- * (`?id=a&id=b` matches either id), undefined left out.
- */
-export function neutronQuery(query: object): Query {
-  const out: Record<string, QueryValue> = {};
-  for (const [key, value] of Object.entries(query) as [string, unknown][]) {
-    if (value === undefined) continue;
-    if (TAG_FILTERS.has(key) && Array.isArray(value)) out[key] = value.join(',');
-    else out[key] = value as QueryValue;
-  }
-  return out;
-}
-
 export function revisionHeaders(options: RevisionOptions): Record<string, string> | undefined {
   return options.ifRevision === undefined
     ? undefined
     : { 'If-Match': `revision_number=${options.ifRevision}` };
 }
 
-export interface NeutronResourceSpec<Q> {
+/** `key` (`security_group_rule`), `collection` (`security_group_rules`), `label` (`floating_ip`) and where it lives. */
+export interface NeutronResourceSpec<Q> extends CollectionNames {
   /** The collection path below `/v2.0`: `ports`, `security-group-rules`. */
   path: string;
-  /** The body key of one object: `port`, `security_group_rule`. */
-  key: string;
-  /** The body key of a list: `ports`, `security_group_rules`. */
-  collection: string;
-  /** The metrics resource name, OCCM's where OCCM has one: `port`, `floating_ip`. */
-  label: string;
-  /** Turns the typed query into query parameters; `neutronQuery` by default. */
+  /** Turns the typed query into query parameters; `listQuery` by default. */
   query?: ((query: Q) => Query) | undefined;
 }
 
@@ -111,41 +81,13 @@ export interface BoundNeutronResource<T, C, U, Q> {
 export function neutronResource<T, C, U, Q extends object>(
   spec: NeutronResourceSpec<Q>,
 ): NeutronResource<T, C, U, Q> {
-  const { path, key, collection, label } = spec;
-  const toQuery = spec.query ?? neutronQuery;
-  const item = (id: string) => `${path}/${encodeURIComponent(id)}`;
+  const { path, collection, label } = spec;
+  const calls = collectionCalls<T, C, U, Q>(spec, spec.query ?? listQuery);
   const resource: NeutronResource<T, C, U, Q> = {
     spec,
-    list: (sc, query, options = {}) =>
-      new Pager<T>({
-        client: sc,
-        path,
-        query: query ? toQuery(query) : undefined,
-        collection,
-        strategy: 'links',
-        label: `${label}_list`,
-        signal: options.signal,
-      }),
-    async get(sc, id, options = {}) {
-      const res = await sc.request<Record<string, T>>({
-        method: 'GET',
-        path: item(id),
-        label: `${label}_get`,
-        signal: options.signal,
-      });
-      return unwrap(res.body, key);
-    },
-    async create(sc, opts, options = {}) {
-      const res = await sc.request<Record<string, T>>({
-        method: 'POST',
-        path,
-        body: { [key]: opts },
-        label: `${label}_create`,
-        signal: options.signal,
-        expect: [201],
-      });
-      return unwrap(res.body, key);
-    },
+    list: (sc, query, options) => calls.list(sc, path, query, options),
+    get: (sc, id, options) => calls.get(sc, path, id, options),
+    create: (sc, opts, options) => calls.create(sc, path, opts, options),
     async createBulk(sc, opts, options = {}) {
       if (opts.length === 0) return [];
       const res = await sc.request<Record<string, T[]>>({
@@ -158,27 +100,9 @@ export function neutronResource<T, C, U, Q extends object>(
       });
       return unwrap(res.body, collection);
     },
-    async update(sc, id, opts, options = {}) {
-      const res = await sc.request<Record<string, T>>({
-        method: 'PUT',
-        path: item(id),
-        body: { [key]: opts },
-        headers: revisionHeaders(options),
-        label: `${label}_update`,
-        signal: options.signal,
-      });
-      return unwrap(res.body, key);
-    },
-    async delete(sc, id, options = {}) {
-      await sc.request({
-        method: 'DELETE',
-        path: item(id),
-        headers: revisionHeaders(options),
-        label: `${label}_delete`,
-        signal: options.signal,
-        expect: [204],
-      });
-    },
+    update: (sc, id, opts, options = {}) =>
+      calls.update(sc, path, id, opts, options, revisionHeaders(options)),
+    delete: (sc, id, options = {}) => calls.delete(sc, path, id, options, revisionHeaders(options)),
     bind: (sc) => ({
       list: (query, options) => resource.list(sc, query, options),
       get: (id, options) => resource.get(sc, id, options),
@@ -189,15 +113,4 @@ export function neutronResource<T, C, U, Q extends object>(
     }),
   };
   return resource;
-}
-
-/** The object under `key`; a 2xx body without it is a broken server, said plainly rather than returned as undefined. */
-export function unwrap<T>(body: Record<string, T> | undefined, key: string): T {
-  const value = body?.[key];
-  if (value === undefined) {
-    throw new TypeError(
-      `the answer has no "${key}" (keys: ${body ? Object.keys(body).join(', ') : 'none, empty body'})`,
-    );
-  }
-  return value;
 }

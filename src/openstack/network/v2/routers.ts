@@ -88,37 +88,39 @@ export interface RouterInterfaceInfo {
   subnet_ids: string[];
 }
 
-const action = (id: string, name: string) => `routers/${encodeURIComponent(id)}/${name}`;
-
 /** `PUT /v2.0/routers/{id}/add_router_interface`; a subnet already attached is a 400. */
-export async function addRouterInterface(
+export function addRouterInterface(
   sc: ServiceClient,
   routerId: string,
   ref: RouterInterfaceRef,
   options: CallOptions = {},
 ): Promise<RouterInterfaceInfo> {
-  const res = await sc.request<RouterInterfaceInfo>({
-    method: 'PUT',
-    path: action(routerId, 'add_router_interface'),
-    body: ref,
-    label: 'router_add_interface',
-    signal: options.signal,
-  });
-  return res.body;
+  return routerInterface(sc, routerId, 'add', ref, options);
 }
 
 /** `PUT /v2.0/routers/{id}/remove_router_interface`; 404 when that interface is not on the router. */
-export async function removeRouterInterface(
+export function removeRouterInterface(
   sc: ServiceClient,
   routerId: string,
   ref: RouterInterfaceRef,
   options: CallOptions = {},
 ): Promise<RouterInterfaceInfo> {
+  return routerInterface(sc, routerId, 'remove', ref, options);
+}
+
+/** The two interface actions differ only in their verb, which names both the path and the metrics label. */
+async function routerInterface(
+  sc: ServiceClient,
+  routerId: string,
+  verb: 'add' | 'remove',
+  ref: RouterInterfaceRef,
+  options: CallOptions,
+): Promise<RouterInterfaceInfo> {
   const res = await sc.request<RouterInterfaceInfo>({
     method: 'PUT',
-    path: action(routerId, 'remove_router_interface'),
+    path: `routers/${encodeURIComponent(routerId)}/${verb}_router_interface`,
     body: ref,
-    label: 'router_remove_interface',
+    label: `router_${verb}_interface`,
     signal: options.signal,
   });
   return res.body;

@@ -5,6 +5,7 @@
  */
 import type { CallOptions } from '../../core/call-options.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
+import { objectTags, type TaggedObject } from '../../core/tags.ts';
 
 /** The collections whose objects carry tags (the paths below `/v2.0`). */
 export type TaggableResource =
@@ -35,9 +36,11 @@ const LABEL: Record<TaggableResource, string> = {
   network_segment_ranges: 'network_segment_range',
 };
 
-const base = (resource: TaggableResource, id: string) => `${resource}/${encodeURIComponent(id)}/tags`;
-const one = (resource: TaggableResource, id: string, tag: string) =>
-  `${base(resource, id)}/${encodeURIComponent(tag)}`;
+const tagged = (resource: TaggableResource, id: string): TaggedObject => ({
+  collection: resource,
+  id,
+  label: LABEL[resource],
+});
 
 /** `PUT …/tags/{tag}`: adds one tag, keeping the others; adding a tag already there is no error. */
 export async function addTag(
@@ -47,14 +50,7 @@ export async function addTag(
   tag: string,
   options: CallOptions = {},
 ): Promise<void> {
-  await sc.request({
-    method: 'PUT',
-    path: one(resource, id, tag),
-    label: `${LABEL[resource]}_tag_add`,
-    signal: options.signal,
-    expect: [201, 204],
-    responseType: 'bytes',
-  });
+  await objectTags.add(sc, tagged(resource, id), tag, options);
 }
 
 /** `PUT …/tags` with the whole list: the object ends with exactly these tags. */
@@ -65,14 +61,7 @@ export async function replaceTags(
   tags: readonly string[],
   options: CallOptions = {},
 ): Promise<string[]> {
-  const res = await sc.request<{ tags: string[] }>({
-    method: 'PUT',
-    path: base(resource, id),
-    body: { tags },
-    label: `${LABEL[resource]}_tag_replace`,
-    signal: options.signal,
-  });
-  return res.body.tags;
+  return objectTags.replace(sc, tagged(resource, id), tags, options);
 }
 
 /** `DELETE …/tags/{tag}`; a tag the object does not have is a 404. */
@@ -83,13 +72,7 @@ export async function removeTag(
   tag: string,
   options: CallOptions = {},
 ): Promise<void> {
-  await sc.request({
-    method: 'DELETE',
-    path: one(resource, id, tag),
-    label: `${LABEL[resource]}_tag_delete`,
-    signal: options.signal,
-    expect: [204],
-  });
+  await objectTags.remove(sc, tagged(resource, id), tag, options);
 }
 
 /** `DELETE …/tags`: removes every tag. */
@@ -99,13 +82,7 @@ export async function removeAllTags(
   id: string,
   options: CallOptions = {},
 ): Promise<void> {
-  await sc.request({
-    method: 'DELETE',
-    path: base(resource, id),
-    label: `${LABEL[resource]}_tag_delete_all`,
-    signal: options.signal,
-    expect: [204],
-  });
+  await objectTags.removeAll(sc, tagged(resource, id), options);
 }
 
 /** `GET …/tags`. */
@@ -115,13 +92,7 @@ export async function listTags(
   id: string,
   options: CallOptions = {},
 ): Promise<string[]> {
-  const res = await sc.request<{ tags: string[] }>({
-    method: 'GET',
-    path: base(resource, id),
-    label: `${LABEL[resource]}_tag_list`,
-    signal: options.signal,
-  });
-  return res.body.tags;
+  return objectTags.list(sc, tagged(resource, id), options);
 }
 
 /** `GET …/tags/{tag}`: true when the object has the tag (204), false when not (404). */
@@ -132,13 +103,5 @@ export async function hasTag(
   tag: string,
   options: CallOptions = {},
 ): Promise<boolean> {
-  const res = await sc.request({
-    method: 'GET',
-    path: one(resource, id, tag),
-    label: `${LABEL[resource]}_tag_get`,
-    signal: options.signal,
-    expect: [204, 404],
-    responseType: 'bytes',
-  });
-  return res.status === 204;
+  return objectTags.has(sc, tagged(resource, id), tag, options);
 }
