@@ -1,0 +1,130 @@
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
+import { createRegistry } from '../lib/metrics.ts';
+import { KubeClient } from './client.ts';
+import type { Clock } from './clock.ts';
+import { ignoreNotFound, isConflict, isNotFound, KubeApiError } from './errors.ts';
+import { kinds } from './resource.ts';
+import { configMap, GADGET, gadgetCRD, kubeConfigFrom, testClient } from './testing/env.ts';
+
+const NS = 'client-test';
+
+describe('KubeClient against the emulator', () => {
+  let k: TestKube;
+  let client: KubeClient;
+
+  before(async () => {
+    k = await startTestKube();
+    client = testClient(k.kubeconfigPath);
+    await client.create(kinds.Namespace, { metadata: { name: NS } });
+  });
+  after(async () => {
+    await client.close();
+    await k.close();
+  });
+
+  it('creates, reads, updates, patches and deletes; kind and apiVersion are filled in', async () => {
+    const created = await client.create(kinds.ConfigMap, configMap('a', NS, { v: '1' }));
+    assert.equal(created.metadata?.name, 'a');
+    const got = await client.get(kinds.ConfigMap, { namespace: NS, name: 'a' });
+    assert.equal(got.data?.v, '1');
+    const updated = await client.update(kinds.ConfigMap, { ...got, data: { v: '2' } });
+    assert.equal(updated.data?.v, '2');
+    const patched = await client.patch(kinds.ConfigMap, { namespace: NS, name: 'a' }, 'merge', {
+      data: { w: '3' },
+    });
+    assert.deepEqual(patched.data, { v: '2', w: '3' });
+    const listed = await client.list(kinds.ConfigMap, { namespace: NS });
+    assert.equal(listed.items[0]?.kind, 'ConfigMap', 'list items get their kind back');
+    assert.ok(Number(listed.resourceVersion) > 0);
+    assert.equal(await client.delete(kinds.ConfigMap, { namespace: NS, name: 'a' }), undefined);
+    assert.equal(await ignoreNotFound(client.get(kinds.ConfigMap, { namespace: NS, name: 'a' })), undefined);
+  });
+
+  it('turns a metav1.Status into a KubeApiError with code and reason', async () => {
+    const err = await client
+      .get(kinds.ConfigMap, { namespace: NS, name: 'missing' })
+      .catch((e: unknown) => e);
+    assert.ok(KubeApiError.is(err));
+    assert.equal(err.code, 404);
+    assert.equal(err.reason, 'NotFound');
+    assert.ok(isNotFound(err));
+    assert.match(err.message, /configmaps "missing" not found/);
+
+    const cm = await client.create(kinds.ConfigMap, configMap('rv', NS));
+    await client.patch(kinds.ConfigMap, { namespace: NS, name: 'rv' }, 'merge', { data: { x: '1' } });
+    const stale = await client.update(kinds.ConfigMap, { ...cm, data: { y: '2' } }).catch((e: unknown) => e);
+    assert.ok(isConflict(stale), 'a stale resourceVersion is 409 Conflict');
+  });
+
+  it('lists in pages at one resourceVersion', async () => {
+    for (let i = 0; i < 7; i++) await client.create(kinds.ConfigMap, configMap(`page-${i}`, NS));
+    const first = await client.list(kinds.ConfigMap, { namespace: NS, limit: 3, labelSelector: '' });
+    assert.equal(first.items.length, 3);
+    assert.ok(first.continue);
+    const all = await client.listAll(kinds.ConfigMap, { namespace: NS, pageSize: 2 });
+    assert.ok(all.items.filter((c) => c.metadata?.name?.startsWith('page-')).length === 7);
+  });
+
+  it('watches from a resourceVersion and turns a 410 ERROR event into an exception', async () => {
+    const list = await client.list(kinds.ConfigMap, { namespace: NS });
+    const ac = new AbortController();
+    const seen: string[] = [];
+    const watching = (async () => {
+      for await (const ev of client.watch(kinds.ConfigMap, {
+        namespace: NS,
+        resourceVersion: list.resourceVersion,
+        signal: ac.signal,
+      })) {
+        if (ev.type !== 'BOOKMARK') seen.push(`${ev.type} ${ev.object.metadata?.name}`);
+        if (seen.length === 2) break;
+      }
+    })();
+    await client.create(kinds.ConfigMap, configMap('w1', NS));
+    await client.delete(kinds.ConfigMap, { namespace: NS, name: 'w1' });
+    await watching;
+    assert.deepEqual(seen, ['ADDED w1', 'DELETED w1']);
+
+    k.em.compact();
+    const expired = (async () => {
+      for await (const ev of client.watch(kinds.ConfigMap, {
+        namespace: NS,
+        resourceVersion: list.resourceVersion,
+      })) {
+        void ev;
+      }
+    })();
+    const err = await expired.catch((e: unknown) => e);
+    assert.ok(KubeApiError.is(err));
+    assert.equal(err.code, 410);
+    ac.abort();
+  });
+
+  it('discovers the REST mapping of a CRD', async () => {
+    await client.create(kinds.CustomResourceDefinition, gadgetCRD());
+    const t = await client.discover('test.shiftstack.io/v1', 'Gadget');
+    assert.deepEqual({ ...t }, { ...GADGET });
+  });
+
+  it('waits on the QPS/burst token bucket before every call and counts requests', async () => {
+    const sleeps: number[] = [];
+    const clock: Clock = {
+      now: () => 0,
+      random: () => 0,
+      setTimer: () => () => {},
+      sleep: (ms) => {
+        sleeps.push(ms);
+        return Promise.resolve();
+      },
+    };
+    const registry = createRegistry({ defaultMetrics: false });
+    const limited = new KubeClient(kubeConfigFrom(k.kubeconfigPath), { qps: 2, burst: 3, clock, registry });
+    for (let i = 0; i < 6; i++) await limited.get(kinds.Namespace, { name: NS });
+    // Time stands still on this clock: 3 calls from the burst, then each waits for its own token.
+    assert.deepEqual(sleeps, [500, 1000, 1500]);
+    const text = await registry.metrics();
+    assert.match(text, /rest_client_requests_total\{code="200",method="GET",host="127\.0\.0\.1:\d+"\} 6/);
+    await limited.close();
+  });
+});

@@ -1,0 +1,177 @@
+/**
+ * Which resource a call is about: apiVersion, kind, plural and scope, declared once per kind (a
+ * static REST mapping; `KubeClient.discover` finds one for a kind only known at run time). The
+ * type parameter carries the object's TypeScript type through the client, caches and controllers.
+ * Also object keys: `namespace/name`, or `name` for cluster-scoped objects, as client-go's
+ * `MetaNamespaceKeyFunc`.
+ */
+import type {
+  CoreV1Event,
+  EventsV1Event,
+  KubernetesObject,
+  V1ConfigMap,
+  V1CustomResourceDefinition,
+  V1DaemonSet,
+  V1Deployment,
+  V1EndpointSlice,
+  V1Lease,
+  V1Namespace,
+  V1NetworkPolicy,
+  V1Node,
+  V1Pod,
+  V1Secret,
+  V1Service,
+  V1ServiceAccount,
+} from '@kubernetes/client-node';
+
+export type { KubernetesObject } from '@kubernetes/client-node';
+
+export interface ResourceType<T extends KubernetesObject = KubernetesObject> {
+  /** `v1`, `apps/v1`, `example.com/v1alpha1`. */
+  readonly apiVersion: string;
+  readonly kind: string;
+  /** The lower-case plural of the URL, e.g. `configmaps`. */
+  readonly plural: string;
+  readonly namespaced: boolean;
+  /** Type-level only: never set. */
+  readonly __object?: T;
+}
+
+/** Declares a kind; `T` is its object type. */
+export function resourceType<T extends KubernetesObject>(def: {
+  apiVersion: string;
+  kind: string;
+  plural: string;
+  namespaced: boolean;
+}): ResourceType<T> {
+  return Object.freeze({ ...def });
+}
+
+/** The object type a ResourceType carries. */
+export type ObjectOf<R> = R extends ResourceType<infer T> ? T : never;
+
+/** The group of an apiVersion; '' for the core group. */
+export function groupOf(apiVersion: string): string {
+  const slash = apiVersion.indexOf('/');
+  return slash < 0 ? '' : apiVersion.slice(0, slash);
+}
+
+/** A short stable label for logs and metrics: `configmaps`, `leases.coordination.k8s.io`. */
+export function resourceLabel(type: ResourceType): string {
+  const group = groupOf(type.apiVersion);
+  return group ? `${type.plural}.${group}` : type.plural;
+}
+
+/** The built-in kinds the runtime and our controllers use. */
+export const kinds = {
+  Namespace: resourceType<V1Namespace>({
+    apiVersion: 'v1',
+    kind: 'Namespace',
+    plural: 'namespaces',
+    namespaced: false,
+  }),
+  Node: resourceType<V1Node>({ apiVersion: 'v1', kind: 'Node', plural: 'nodes', namespaced: false }),
+  Pod: resourceType<V1Pod>({ apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }),
+  Service: resourceType<V1Service>({
+    apiVersion: 'v1',
+    kind: 'Service',
+    plural: 'services',
+    namespaced: true,
+  }),
+  ConfigMap: resourceType<V1ConfigMap>({
+    apiVersion: 'v1',
+    kind: 'ConfigMap',
+    plural: 'configmaps',
+    namespaced: true,
+  }),
+  Secret: resourceType<V1Secret>({ apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true }),
+  ServiceAccount: resourceType<V1ServiceAccount>({
+    apiVersion: 'v1',
+    kind: 'ServiceAccount',
+    plural: 'serviceaccounts',
+    namespaced: true,
+  }),
+  Event: resourceType<CoreV1Event>({ apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true }),
+  EventsV1Event: resourceType<EventsV1Event>({
+    apiVersion: 'events.k8s.io/v1',
+    kind: 'Event',
+    plural: 'events',
+    namespaced: true,
+  }),
+  Lease: resourceType<V1Lease>({
+    apiVersion: 'coordination.k8s.io/v1',
+    kind: 'Lease',
+    plural: 'leases',
+    namespaced: true,
+  }),
+  Deployment: resourceType<V1Deployment>({
+    apiVersion: 'apps/v1',
+    kind: 'Deployment',
+    plural: 'deployments',
+    namespaced: true,
+  }),
+  DaemonSet: resourceType<V1DaemonSet>({
+    apiVersion: 'apps/v1',
+    kind: 'DaemonSet',
+    plural: 'daemonsets',
+    namespaced: true,
+  }),
+  EndpointSlice: resourceType<V1EndpointSlice>({
+    apiVersion: 'discovery.k8s.io/v1',
+    kind: 'EndpointSlice',
+    plural: 'endpointslices',
+    namespaced: true,
+  }),
+  NetworkPolicy: resourceType<V1NetworkPolicy>({
+    apiVersion: 'networking.k8s.io/v1',
+    kind: 'NetworkPolicy',
+    plural: 'networkpolicies',
+    namespaced: true,
+  }),
+  CustomResourceDefinition: resourceType<V1CustomResourceDefinition>({
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    plural: 'customresourcedefinitions',
+    namespaced: false,
+  }),
+} as const;
+
+/** The URL path of a collection or an object: `/apis/apps/v1/namespaces/ns/deployments/name/status`. */
+export function resourcePath(
+  type: ResourceType,
+  at: { namespace?: string | undefined; name?: string | undefined; subresource?: string | undefined } = {},
+): string {
+  const root = type.apiVersion.includes('/') ? `/apis/${type.apiVersion}` : `/api/${type.apiVersion}`;
+  const ns = type.namespaced && at.namespace ? `/namespaces/${encodeURIComponent(at.namespace)}` : '';
+  const name = at.name !== undefined ? `/${encodeURIComponent(at.name)}` : '';
+  const sub = at.name !== undefined && at.subresource ? `/${at.subresource}` : '';
+  return `${root}${ns}/${type.plural}${name}${sub}`;
+}
+
+/** What names an object: a reconcile request is exactly this (controller-runtime's NamespacedName). */
+export interface ObjectKey {
+  /** Absent for cluster-scoped objects. */
+  namespace?: string | undefined;
+  name: string;
+}
+
+export function objectKey(obj: KubernetesObject): ObjectKey {
+  const name = obj.metadata?.name;
+  if (!name) throw new Error(`object of kind ${obj.kind ?? '?'} has no metadata.name`);
+  const namespace = obj.metadata?.namespace;
+  return namespace ? { namespace, name } : { name };
+}
+
+/** `namespace/name`, or `name` for cluster-scoped objects. */
+export function keyString(key: ObjectKey): string {
+  return key.namespace ? `${key.namespace}/${key.name}` : key.name;
+}
+
+export function keyOf(obj: KubernetesObject): string {
+  return keyString(objectKey(obj));
+}
+
+export function parseKey(key: string): ObjectKey {
+  const slash = key.indexOf('/');
+  return slash < 0 ? { name: key } : { namespace: key.slice(0, slash), name: key.slice(slash + 1) };
+}

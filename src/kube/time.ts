@@ -1,0 +1,11 @@
+/** The API's two time formats. */
+
+/** metav1.Time: RFC 3339 at second precision (conditions, Event timestamps). */
+export function metaTime(ms: number): string {
+  return new Date(Math.floor(ms / 1000) * 1000).toISOString().replace(/\.\d{3}Z$/, 'Z');
+}
+
+/** metav1.MicroTime: RFC 3339 with microseconds (Lease times, events.k8s.io eventTime). */
+export function microTime(ms: number): string {
+  return new Date(ms).toISOString().replace(/Z$/, '000Z');
+}
