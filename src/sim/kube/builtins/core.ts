@@ -556,6 +556,19 @@ function lastSeen(o: Obj, now: number): string {
 
 const EVENT_FIELD = (...p: string[]) => str(...p);
 
+/**
+ * The API server's rule tying an Event's namespace to its subject's (ValidateEventCreate): a
+ * namespaced subject's Events live in its namespace; a cluster-scoped subject's (a Node's) in
+ * `default` — or, for new-style events with an eventTime, also `kube-system`.
+ */
+function eventNamespaceErrors(obj: Obj, subjectPath: 'involvedObject' | 'regarding'): FieldError[] {
+  const eventNs = asString(metaOf(obj).namespace) ?? '';
+  const subjectNs = asString(asObj(obj.involvedObject)?.namespace) ?? '';
+  const allowed = subjectNs ? [subjectNs] : obj.eventTime ? ['default', 'kube-system'] : ['', 'default'];
+  if (allowed.includes(eventNs)) return [];
+  return [field.invalid(`${subjectPath}.namespace`, subjectNs, 'does not match event.namespace')];
+}
+
 const eventFields: Record<string, (o: Obj) => string> = {
   'involvedObject.kind': EVENT_FIELD('involvedObject', 'kind'),
   'involvedObject.namespace': EVENT_FIELD('involvedObject', 'namespace'),
@@ -605,7 +618,10 @@ export const events: ResourceDef = builtin({
     }),
     col('Name', (o) => nameOf(o), { priority: 1, description: 'Name of the event' }),
   ],
-  strategy: { allowCreateOnUpdate: true },
+  strategy: {
+    allowCreateOnUpdate: true,
+    validate: (_ctx, obj) => eventNamespaceErrors(obj, 'involvedObject'),
+  },
 });
 
 /** events.k8s.io/v1 field names ↔ core/v1 (the storage form). */
@@ -660,6 +676,7 @@ export const eventsV1: ResourceDef = builtin({
       const type = asString(obj.type);
       if (type !== 'Normal' && type !== 'Warning')
         errs.push(field.invalid('type', type ?? '', 'has invalid value: must be Normal or Warning'));
+      errs.push(...eventNamespaceErrors(obj, 'regarding'));
       return errs;
     },
   },
