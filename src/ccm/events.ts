@@ -60,3 +60,25 @@ export type UpstreamEventReason = (typeof UpstreamReason)[keyof typeof UpstreamR
 export type FrameworkEventReason = (typeof FrameworkReason)[keyof typeof FrameworkReason];
 export type ShiftstackEventReason = (typeof ShiftstackReason)[keyof typeof ShiftstackReason];
 export type EventReason = UpstreamEventReason | FrameworkEventReason | ShiftstackEventReason;
+
+/**
+ * Node reasons of the k8s.io/cloud-provider node controllers: `Synced` once the cloud-node
+ * controller initialized a Node; `DeletingNode` from the lifecycle controller before it deletes a
+ * Node whose server is gone; `RemovingNode` as kube-controller-manager's node lifecycle controller
+ * records a Node leaving.
+ */
+export const NodeReason = {
+  Synced: 'Synced',
+  DeletingNode: 'DeletingNode',
+  RemovingNode: 'RemovingNode',
+} as const;
+
+/**
+ * shiftstack's Node reasons, where upstream only logs and retries: no server, or several servers,
+ * answer the Node's providerID or name, so the Node stays uninitialized.
+ */
+export const ShiftstackNodeReason = {
+  InstanceNotFound: 'NodeInstanceNotFound',
+  InstanceAmbiguous: 'NodeInstanceAmbiguous',
+  InstanceNotReady: 'NodeInstanceNotReady',
+} as const;

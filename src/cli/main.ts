@@ -8,6 +8,7 @@ import {
   type LogFormat,
   type LogLevel,
 } from '../lib/log.ts';
+import { registerCcm } from './commands/ccm.ts';
 import { registerOpenstack } from './commands/openstack.ts';
 import { registerSim } from './commands/sim.ts';
 import { registerUp } from './commands/up.ts';
@@ -46,6 +47,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerUp(program, ctx);
   registerSim(program, ctx);
   registerOpenstack(program, ctx);
+  registerCcm(program, ctx);
   return program;
 }
 

@@ -28,6 +28,7 @@ describe('kube emulator: discovery and OpenAPI', () => {
         'discovery.k8s.io',
         'networking.k8s.io',
         'apiextensions.k8s.io',
+        'rbac.authorization.k8s.io',
       ],
     );
     assert.deepEqual(apis.body.groups[0].preferredVersion, { groupVersion: 'apps/v1', version: 'v1' });

@@ -14,6 +14,7 @@ import {
   serviceaccounts,
 } from './core.ts';
 import { endpointslices, leases, networkpolicies } from './misc.ts';
+import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac.ts';
 import { services } from './services.ts';
 
 export function builtinResources(): ResourceDef[] {
@@ -33,6 +34,10 @@ export function builtinResources(): ResourceDef[] {
     leases,
     endpointslices,
     networkpolicies,
+    roles,
+    clusterroles,
+    rolebindings,
+    clusterrolebindings,
     customresourcedefinitions,
   ];
 }

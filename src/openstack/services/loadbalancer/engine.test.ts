@@ -1,0 +1,304 @@
+/**
+ * The engine against the emulator: end states and OpenStack call budgets (from `/_sim/stats`),
+ * never timings.
+ */
+import assert from 'node:assert/strict';
+import { after, before, beforeEach, describe, it } from 'node:test';
+import { addFault, clearFaults } from '../../core/testing/target.ts';
+import { LoadBalancerEngine } from './engine.ts';
+import {
+  converge,
+  desiredLb,
+  drive,
+  nodeAddress,
+  openLbWorld,
+  teardown,
+  total,
+  writes,
+  type LbWorld,
+} from './testing/fixtures.ts';
+import type { DesiredLoadBalancer, EnsureResult } from './types.ts';
+
+describe('load-balancer engine', () => {
+  let w: LbWorld;
+  let engine: LoadBalancerEngine;
+  const cleanups: DesiredLoadBalancer[] = [];
+
+  before(async () => {
+    w = await openLbWorld();
+    engine = new LoadBalancerEngine(w.os, { backoff: { initialMs: 2, maxMs: 20 } });
+  });
+  after(async () => {
+    for (const d of cleanups.splice(0)) await teardown(engine, d);
+    await w?.close();
+  });
+  beforeEach(async () => {
+    await clearFaults(w.sim);
+    w.sim.cloud.stats.reset();
+  });
+
+  /** Desired state whose load balancer the suite deletes at the end. */
+  const desired = (o: Parameters<typeof desiredLb>[1]) => {
+    const d = desiredLb(w, o);
+    cleanups.push(d);
+    return d;
+  };
+  const ready = (r: EnsureResult) => {
+    assert.equal(r.phase, 'Ready', JSON.stringify(r));
+    return r;
+  };
+
+  for (const n of [1, 50]) {
+    it(`creates ${n} member(s) with one Octavia write and one floating IP create`, async () => {
+      const d = desired({ name: `create-${n}`, members: n, monitor: true });
+      const run = await converge(engine, d);
+      const r = ready(run.result);
+      assert.deepEqual(writes(w.sim, 'octavia'), { 'POST /v2/lbaas/loadbalancers': 1 });
+      assert.deepEqual(writes(w.sim, 'neutron'), { 'POST /v2.0/floatingips': 1 });
+      assert.equal(r.floatingIp?.port_id, r.loadBalancer.vip_port_id);
+      assert.equal(r.address, r.floatingIp?.floating_ip_address);
+      assert.equal(run.results[0]!.phase, 'Pending', 'the create never waits for ACTIVE');
+      for (const x of run.results) if (x.phase === 'Pending') assert.ok(x.retryAfterMs <= 10_000);
+
+      const [pool] = await w.os.loadBalancer.pools.list({ loadbalancer_id: r.loadBalancer.id }).all();
+      assert.equal((await w.os.loadBalancer.members.list(pool!.id).all()).length, n);
+      assert.ok(pool!.healthmonitor_id);
+
+      w.sim.cloud.stats.reset();
+      ready(await engine.ensure(d));
+      assert.equal(total(writes(w.sim, 'octavia')) + total(writes(w.sim, 'neutron')), 0, 'steady state');
+    });
+  }
+
+  it('applies a member change with exactly one batch PUT per pool', async () => {
+    const ports = [
+      { protocol: 'TCP' as const, port: 80, nodePort: 30080 },
+      { protocol: 'UDP' as const, port: 53, nodePort: 30053 },
+    ];
+    const d = desired({ name: 'churn', members: 5, ports });
+    ready((await converge(engine, d)).result);
+
+    // A burst of node changes seen at once: two added, one gone, one reweighted.
+    const churned: DesiredLoadBalancer = {
+      ...d,
+      listeners: d.listeners.map((l) => {
+        const members = l.pool.members.filter((m) => m.address !== nodeAddress(0));
+        const changed = members.map((m) => (m.address === nodeAddress(1) ? { ...m, weight: 5 } : m));
+        const extra = [5, 6].map((i) => ({
+          name: `node-${i}`,
+          address: nodeAddress(i),
+          port: l.pool.members[0]!.port,
+        }));
+        return { ...l, pool: { ...l.pool, members: [...changed, ...extra] } };
+      }),
+    };
+    w.sim.cloud.stats.reset();
+    const r = ready((await converge(engine, churned)).result);
+    assert.deepEqual(writes(w.sim, 'octavia'), { 'PUT /v2/lbaas/pools/{pool_id}/members': 2 });
+    assert.deepEqual(writes(w.sim, 'neutron'), {});
+    for (const pool of await w.os.loadBalancer.pools.list({ loadbalancer_id: r.loadBalancer.id }).all()) {
+      const members = await w.os.loadBalancer.members.list(pool.id).all();
+      assert.equal(members.length, 6);
+      assert.equal(members.find((m) => m.address === nodeAddress(1))?.weight, 5);
+    }
+    w.sim.cloud.stats.reset();
+    ready(await engine.ensure(churned));
+    assert.equal(total(writes(w.sim, 'octavia')), 0);
+  });
+
+  it('updates listeners, pools and monitors in place with the minimum calls', async () => {
+    const d = desired({ name: 'options', members: 2 });
+    ready((await converge(engine, d)).result);
+    const [l] = d.listeners;
+    const changed: DesiredLoadBalancer = {
+      ...d,
+      listeners: [
+        {
+          ...l!,
+          connectionLimit: 1000,
+          allowedCidrs: ['10.0.0.0/8'],
+          timeouts: { clientData: 60_000 },
+          pool: {
+            ...l!.pool,
+            algorithm: 'LEAST_CONNECTIONS',
+            healthMonitor: { name: 'monitor_0_x', type: 'TCP', delay: 5, timeout: 3, maxRetries: 2 },
+          },
+        },
+      ],
+    };
+    w.sim.cloud.stats.reset();
+    ready((await converge(engine, changed)).result);
+    assert.deepEqual(writes(w.sim, 'octavia'), {
+      'PUT /v2/lbaas/listeners/{listener_id}': 1,
+      'PUT /v2/lbaas/pools/{pool_id}': 1,
+      'POST /v2/lbaas/healthmonitors': 1,
+    });
+    const listener = (await w.os.loadBalancer.listeners.list({ name: l!.name }).all())[0]!;
+    assert.equal(listener.connection_limit, 1000);
+    assert.deepEqual(listener.allowed_cidrs, ['10.0.0.0/8']);
+    assert.equal(listener.timeout_client_data, 60_000);
+
+    // Changing the monitor's type replaces it; dropping a listener removes its pool then itself.
+    const retyped: DesiredLoadBalancer = {
+      ...changed,
+      listeners: [
+        {
+          ...changed.listeners[0]!,
+          pool: {
+            ...changed.listeners[0]!.pool,
+            healthMonitor: {
+              name: 'monitor_0_x',
+              type: 'HTTP',
+              delay: 5,
+              timeout: 3,
+              maxRetries: 2,
+              urlPath: '/healthz',
+              httpMethod: 'GET',
+              expectedCodes: '200',
+            },
+          },
+        },
+        { ...l!, name: 'listener_1_x', port: 443, pool: { ...l!.pool, name: 'pool_1_x' } },
+      ],
+    };
+    w.sim.cloud.stats.reset();
+    ready((await converge(engine, retyped)).result);
+    assert.deepEqual(writes(w.sim, 'octavia'), {
+      'DELETE /v2/lbaas/healthmonitors/{healthmonitor_id}': 1,
+      'POST /v2/lbaas/healthmonitors': 1,
+      'POST /v2/lbaas/listeners': 1,
+      'POST /v2/lbaas/pools': 1,
+      'PUT /v2/lbaas/pools/{pool_id}/members': 1,
+    });
+    w.sim.cloud.stats.reset();
+    ready((await converge(engine, { ...retyped, listeners: [retyped.listeners[1]!] })).result);
+    assert.deepEqual(writes(w.sim, 'octavia'), {
+      'DELETE /v2/lbaas/pools/{pool_id}': 1,
+      'DELETE /v2/lbaas/listeners/{listener_id}': 1,
+    });
+  });
+
+  it('creates step by step in serial mode, one write per call', async () => {
+    const n = 4;
+    const d = desired({ name: 'serial', members: n, serial: true, monitor: true });
+    const run = await converge(engine, d);
+    ready(run.result);
+    assert.deepEqual(writes(w.sim, 'octavia'), {
+      'POST /v2/lbaas/loadbalancers': 1,
+      'POST /v2/lbaas/listeners': 1,
+      'POST /v2/lbaas/pools': 1,
+      'POST /v2/lbaas/pools/{pool_id}/members': n,
+      'POST /v2/lbaas/healthmonitors': 1,
+    });
+    for (const r of run.results) {
+      const octaviaWrites = r.actions.filter((a) => a.resource !== 'floatingip').length;
+      assert.ok(octaviaWrites <= 1, 'at most one Octavia write per call');
+    }
+    w.sim.cloud.stats.reset();
+    ready(await engine.ensure(d));
+    assert.equal(total(writes(w.sim, 'octavia')), 0);
+  });
+
+  it('finds by id, adopts a legacy name, and renames when asked', async () => {
+    const d = desired({ name: 'legacy' });
+    const legacy = await w.os.loadBalancer.loadBalancers.create({
+      name: 'a0123456789abcdef',
+      vip_subnet_id: w.subnet.id,
+    });
+    await drive(async () => {
+      const lb = await w.os.loadBalancer.loadBalancers.get(legacy.id);
+      return lb.provisioning_status === 'ACTIVE' ? { phase: 'done' } : { phase: 'Pending', retryAfterMs: 5 };
+    });
+    const adopting = { ...d, identity: { ...d.identity, legacyNames: ['a0123456789abcdef'] } };
+    w.sim.cloud.stats.reset();
+    const r = ready((await converge(engine, adopting)).result);
+    assert.equal(r.loadBalancer.id, legacy.id);
+    assert.equal(r.loadBalancer.name, 'a0123456789abcdef');
+    assert.equal(
+      writes(w.sim, 'octavia')['POST /v2/lbaas/loadbalancers'],
+      undefined,
+      'no second load balancer',
+    );
+
+    const byId = ready((await converge(engine, { ...d, identity: { ...d.identity, id: legacy.id } })).result);
+    assert.equal(byId.loadBalancer.id, legacy.id);
+    assert.equal(byId.owned, false, 'found by id under another name: shared, not owned');
+
+    const renamed = ready(
+      (await converge(engine, { ...adopting, identity: { ...adopting.identity, renameLegacy: true } }))
+        .result,
+    );
+    assert.equal(renamed.loadBalancer.id, legacy.id);
+    assert.equal(renamed.loadBalancer.name, d.identity.name);
+    assert.ok(renamed.loadBalancer.tags?.includes(d.identity.name));
+  });
+
+  it('refuses to choose between two load balancers of one name, and creates none', async () => {
+    const d = desired({ name: 'twice' });
+    for (let i = 0; i < 2; i++)
+      await w.os.loadBalancer.loadBalancers.create({ name: d.identity.name, vip_subnet_id: w.subnet.id });
+    w.sim.cloud.stats.reset();
+    const r = await engine.ensure(d);
+    assert.equal(r.phase, 'Failed');
+    assert.equal(r.phase === 'Failed' && r.reason, 'MultipleLoadBalancers');
+    assert.deepEqual(writes(w.sim, 'octavia'), {});
+    const removal = await engine.remove(d);
+    assert.equal(removal.phase, 'Failed');
+    for (const lb of await w.os.loadBalancer.loadBalancers.list({ name: d.identity.name }).all()) {
+      await drive(async () =>
+        (await w.os.loadBalancer.loadBalancers.get(lb.id)).provisioning_status === 'ACTIVE'
+          ? { phase: 'done' }
+          : { phase: 'Pending', retryAfterMs: 5 },
+      );
+      await w.os.loadBalancer.loadBalancers.delete(lb.id, { cascade: true });
+    }
+  });
+
+  it('reports ERROR at creation as Failed with recreate; remove + ensure makes a new one', async () => {
+    const d = desired({ name: 'error' });
+    await addFault(w.sim, {
+      kind: 'error-on-create',
+      service: 'octavia',
+      resource: 'loadbalancer',
+      times: 1,
+    });
+    const first = await converge(engine, d);
+    assert.equal(first.result.phase, 'Failed');
+    assert.equal(first.result.phase === 'Failed' && first.result.recreate, true);
+    const broken = first.result.loadBalancer!.id;
+    assert.equal((await teardown(engine, d)).result.phase, 'Deleted');
+    const again = ready((await converge(engine, d)).result);
+    assert.notEqual(again.loadBalancer.id, broken);
+    assert.equal((await w.os.loadBalancer.loadBalancers.list({ name: d.identity.name }).all()).length, 1);
+    assert.ok(again.floatingIp);
+  });
+
+  it('reports a load balancer PENDING for too long as LoadBalancerStuck, with a capped hint', async () => {
+    const d = desired({ name: 'stuck' });
+    const first = await engine.ensure(d);
+    assert.equal(first.phase, 'Pending');
+    await addFault(w.sim, {
+      kind: 'stuck',
+      service: 'octavia',
+      resource: 'loadbalancer',
+      target: first.loadBalancer!.id,
+    });
+    const soon = await engine.ensure(d);
+    assert.equal(soon.phase === 'Pending' && soon.reason, 'LoadBalancerPending');
+    const later = new LoadBalancerEngine(w.os, {
+      backoff: { stuckAfterMs: 60_000 },
+      now: () => Date.now() + 3_600_000,
+    });
+    const stuck = await later.ensure(d);
+    assert.equal(stuck.phase === 'Pending' && stuck.reason, 'LoadBalancerStuck');
+    assert.equal(stuck.phase === 'Pending' && stuck.retryAfterMs, 10_000);
+    await clearFaults(w.sim);
+    // The stuck fault pinned the transition: force the state the worker would have left.
+    await fetch(`${w.sim.url}/_sim/state/octavia/loadbalancer/${first.loadBalancer!.id}`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ provisioning_status: 'ACTIVE' }),
+    });
+    ready((await converge(engine, d)).result);
+  });
+});

@@ -1,0 +1,68 @@
+/**
+ * The load-balancer engine: `ensure(desired)` and `remove(desired)`, level-based and non-blocking.
+ *
+ * Every call reads the world afresh, does at most ONE Octavia write (Octavia locks the load balancer
+ * after each: a second write would be a 409) plus the floating IP's Neutron calls, and returns:
+ *   Ready   — the load balancer is ACTIVE and matches, the floating IP is in place;
+ *   Pending — call again after `retryAfterMs` (Octavia is PENDING_*, or we just wrote);
+ *   Failed  — nothing more will happen until the desired state or the cloud changes.
+ * It never sleeps or polls, so a controller worker is free between calls, and a process killed
+ * between any two calls is replaced by one that finds and adopts what exists: every object is
+ * found by the identity's deterministic names, tags and the VIP port.
+ *
+ *   const engine = new LoadBalancerEngine(client, { backoff: { stuckAfterMs: 600_000 } });
+ *   const r = await engine.ensure(desired, { signal });
+ *   if (r.phase === 'Pending') queue.addAfter(key, r.retryAfterMs);
+ *
+ * Costs (Octavia writes): create = 1 whatever the members (fully populated), + 1 Neutron floating IP
+ * create; a member change = 1 batch PUT per pool; steady state = 0 writes.
+ */
+import type { LoadBalancerApi } from './api.ts';
+import { backoffPolicy, type BackoffPolicy } from './backoff.ts';
+import type { EngineContext } from './context.ts';
+import { removeLoadBalancer } from './delete.ts';
+import { ensureLoadBalancer } from './ensure.ts';
+import { findLoadBalancer, type FindResult } from './find.ts';
+import type {
+  CallOptions,
+  DesiredLoadBalancer,
+  EnsureResult,
+  LoadBalancerIdentity,
+  RemoveResult,
+} from './types.ts';
+
+export interface EngineOptions {
+  backoff?: Partial<BackoffPolicy> | undefined;
+  /** The clock PENDING ages are measured with (tests). */
+  now?: (() => number) | undefined;
+}
+
+export class LoadBalancerEngine {
+  private readonly ctx: EngineContext;
+
+  constructor(api: LoadBalancerApi, options: EngineOptions = {}) {
+    this.ctx = { api, policy: backoffPolicy(options.backoff), now: options.now ?? Date.now };
+  }
+
+  get policy(): BackoffPolicy {
+    return this.ctx.policy;
+  }
+
+  /** One step towards `desired`; see the file comment. */
+  ensure(desired: DesiredLoadBalancer, options: CallOptions = {}): Promise<EnsureResult> {
+    return ensureLoadBalancer(this.ctx, desired, options);
+  }
+
+  /**
+   * One step towards "gone": cascade delete (step by step in serial mode), floating IP released per
+   * the rules, only this identity's listeners on a shared load balancer. Deleted once nothing is left.
+   */
+  remove(desired: DesiredLoadBalancer, options: CallOptions = {}): Promise<RemoveResult> {
+    return removeLoadBalancer(this.ctx, desired, options);
+  }
+
+  /** The lookup ensure and remove start with. */
+  find(identity: LoadBalancerIdentity, options: CallOptions = {}): Promise<FindResult> {
+    return findLoadBalancer(this.ctx.api, identity, options);
+  }
+}

@@ -1,0 +1,66 @@
+/**
+ * One read of the world below an ACTIVE load balancer: its listeners, pools, and, for the pools
+ * this identity owns, their members and monitor. The engine re-reads on every call (level-based),
+ * so nothing it remembers can be stale after a crash, a second controller, or a hand edit.
+ * Cost: 2 lists + per own pool 1 member list and at most 1 monitor get, issued concurrently.
+ */
+import { isNotFound } from '../../core/errors.ts';
+import type { HealthMonitor } from '../../loadbalancer/v2/healthmonitors.ts';
+import type { Listener } from '../../loadbalancer/v2/listeners.ts';
+import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
+import type { Member } from '../../loadbalancer/v2/members.ts';
+import type { Pool } from '../../loadbalancer/v2/pools.ts';
+import type { LoadBalancerApi } from './api.ts';
+import type { Ownership } from './ownership.ts';
+import type { CallOptions } from './types.ts';
+
+export interface CurrentState {
+  lb: LoadBalancer;
+  /** This identity's listeners. */
+  listeners: Listener[];
+  /** Listeners of other identities sharing the load balancer: their ports are taken. */
+  foreignListeners: Listener[];
+  /** This identity's pools. */
+  pools: Pool[];
+  /** Members by pool id (own pools only). */
+  members: Map<string, Member[]>;
+  /** Monitor by pool id (own pools only). */
+  monitors: Map<string, HealthMonitor>;
+}
+
+export async function readState(
+  api: LoadBalancerApi,
+  lb: LoadBalancer,
+  own: Ownership,
+  options: CallOptions = {},
+): Promise<CurrentState> {
+  const { signal } = options;
+  const octavia = api.loadBalancer;
+  const [allListeners, allPools] = await Promise.all([
+    octavia.listeners.list({ loadbalancer_id: lb.id }, { signal }).all(),
+    octavia.pools.list({ loadbalancer_id: lb.id }, { signal }).all(),
+  ]);
+  const listeners = allListeners.filter((l) => own.listener(l));
+  const foreignListeners = allListeners.filter((l) => !own.listener(l));
+  const mine = new Set(listeners.map((l) => l.id));
+  const pools = allPools.filter((p) => own.pool(p, mine));
+
+  const members = new Map<string, Member[]>();
+  const monitors = new Map<string, HealthMonitor>();
+  await Promise.all(
+    pools.map(async (pool) => {
+      const [list, monitor] = await Promise.all([
+        octavia.members.list(pool.id, {}, { signal }).all(),
+        pool.healthmonitor_id
+          ? octavia.healthMonitors.get(pool.healthmonitor_id, { signal }).catch((err: unknown) => {
+              if (isNotFound(err)) return undefined;
+              throw err;
+            })
+          : undefined,
+      ]);
+      members.set(pool.id, list);
+      if (monitor) monitors.set(pool.id, monitor);
+    }),
+  );
+  return { lb, listeners, foreignListeners, pools, members, monitors };
+}
