@@ -7,31 +7,35 @@ import { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
 import { Manager } from '../kube/index.ts';
-import { OpenStackClient } from '../openstack/client.ts';
 import { parseGoDuration } from '../openstack/config/duration.ts';
 import type { LoadContext } from '../openstack/config/types.ts';
-import { loadCcmConfig } from './config/cloud-conf.ts';
+import { CcmConfigSource, rotatingClient, type OpenStackApi } from './secret-config.ts';
 import type { CcmConfig } from './config/types.ts';
 import {
   CLOUD_NODE_LIFECYCLE_CONTROLLER,
   registerCloudNodeLifecycleController,
 } from './controllers/cloud-node-lifecycle.ts';
 import { CLOUD_NODE_CONTROLLER, registerCloudNodeController } from './controllers/cloud-node.ts';
+import { registerServiceController, SERVICE_CONTROLLER } from './controllers/service.ts';
 
 /** The controllers upstream's `--controllers` knows for a CCM (route only with [Route]). */
 export const KNOWN_CONTROLLERS = [
   CLOUD_NODE_CONTROLLER,
   CLOUD_NODE_LIFECYCLE_CONTROLLER,
-  'service',
+  SERVICE_CONTROLLER,
   'route',
 ] as const;
 export type ControllerName = (typeof KNOWN_CONTROLLERS)[number];
-const BUILT: readonly ControllerName[] = [CLOUD_NODE_CONTROLLER, CLOUD_NODE_LIFECYCLE_CONTROLLER];
+const BUILT: readonly ControllerName[] = [
+  CLOUD_NODE_CONTROLLER,
+  CLOUD_NODE_LIFECYCLE_CONTROLLER,
+  SERVICE_CONTROLLER,
+];
 /** What `*` turns on upstream (route is off by default in OCCM deployments: no router-id). */
 const DEFAULT_ON: readonly ControllerName[] = [
   CLOUD_NODE_CONTROLLER,
   CLOUD_NODE_LIFECYCLE_CONTROLLER,
-  'service',
+  SERVICE_CONTROLLER,
 ];
 
 /** A flag value the user must fix; the CLI exits 2 with the message. */
@@ -54,6 +58,8 @@ export interface CcmOptions {
   nodeMonitorPeriodMs: number;
   nodeStatusUpdateFrequencyMs: number;
   concurrentNodeSyncs: number;
+  /** Upstream `--concurrent-service-syncs` (1). */
+  concurrentServiceSyncs?: number | undefined;
   /** 0: no health and metrics server (as upstream `--secure-port=0`). */
   securePort: number;
   bindAddress: string;
@@ -110,7 +116,7 @@ export function selectControllers(list: readonly string[]): ControllerSelection 
   for (const name of on) {
     if (!BUILT.includes(name)) {
       throw new CcmUsageError(
-        `--controllers: the ${name} controller is not built yet in shiftstack; remove "${name}" (the node controllers run with "*")`,
+        `--controllers: the ${name} controller is not built yet in shiftstack; remove "${name}" (the built controllers run with "*")`,
       );
     }
   }
@@ -144,7 +150,7 @@ export interface CcmDeps {
 
 export interface Ccm {
   manager: Manager;
-  openstack: OpenStackClient;
+  openstack: OpenStackApi & { close(): Promise<void> };
   config: CcmConfig;
   controllers: ControllerSelection;
   /** Runs until `signal` aborts (graceful) or the lease is lost (rejects); closes the clients. */
@@ -155,28 +161,12 @@ export interface Ccm {
 export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   const log = deps.log;
   const controllers = selectControllers(opts.controllers);
-  const config = await loadCcmConfig(opts.cloudConfig, deps.loadContext);
-  for (const w of config.warnings) log.warn(w);
-  if (config.secret) {
-    log.warn(
-      { secret: `${config.secret.namespace}/${config.secret.name}` },
-      '[Global] secret-name is set, but reading the config from that Secret is not built yet: only the file is used',
-    );
-  }
   if (controllers.notBuilt.length > 0) {
-    log.warn(
-      { controllers: controllers.notBuilt },
-      'not built yet in shiftstack, so not running: the service controller (LoadBalancer Services are left alone)',
-    );
+    log.warn({ controllers: controllers.notBuilt }, 'not built yet in shiftstack, so not running');
   }
 
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const registry = deps.registry ?? createRegistry();
-  const openstack = await OpenStackClient.fromConfig(config.cloud, {
-    registry,
-    log,
-    userAgent: 'shiftstack-ccm',
-  });
   const manager = new Manager({
     name: 'cloud-controller-manager',
     kubeConfig,
@@ -196,6 +186,26 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
         }
       : {}),
   });
+  // The file, overlaid by the Secret its [Global] secret-name names (watched on every replica,
+  // leader or not, so a new leader starts with the current credentials).
+  let source: CcmConfigSource;
+  let openstack: Awaited<ReturnType<typeof rotatingClient>>;
+  try {
+    source = await CcmConfigSource.open({
+      path: opts.cloudConfig,
+      kube: manager.api,
+      events: manager.events,
+      log,
+      ...(deps.loadContext ? { loadContext: deps.loadContext } : {}),
+    });
+    openstack = await rotatingClient(source, { registry, log, userAgent: 'shiftstack-ccm' });
+  } catch (err) {
+    await manager.api.close();
+    throw err;
+  }
+  const config = source.current();
+  for (const w of config.warnings) log.warn(w);
+  manager.add(source);
   if (controllers.run.includes(CLOUD_NODE_CONTROLLER)) {
     registerCloudNodeController(manager, openstack, config, {
       statusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
@@ -206,6 +216,17 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
     registerCloudNodeLifecycleController(manager, openstack, config, {
       monitorPeriodMs: opts.nodeMonitorPeriodMs,
     });
+  }
+  if (controllers.run.includes(SERVICE_CONTROLLER)) {
+    if (config.loadBalancer.enabled) {
+      registerServiceController(manager, openstack, config, {
+        clusterName: opts.clusterName,
+        workers: opts.concurrentServiceSyncs ?? 1,
+      });
+    } else {
+      // Upstream: LoadBalancer() returns false and the service controller is not started.
+      log.warn('[LoadBalancer] enabled = false: the service controller does not run');
+    }
   }
   log.info(
     { controllers: controllers.run, cluster: opts.clusterName, leaderElect: opts.leaderElect },

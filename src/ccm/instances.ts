@@ -4,7 +4,7 @@
  * zone, region, addresses, additional labels). The node controllers decide what to do with it.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import type { OpenStackClient } from '../openstack/client.ts';
+import type { OpenStackApi } from './secret/rotating-client.ts';
 import type { Server } from '../openstack/compute/v2/servers.ts';
 import { isNotFound } from '../openstack/core/errors.ts';
 import type { CcmConfig } from './config/types.ts';
@@ -28,7 +28,7 @@ function escapeRegex(text: string): string {
  * than one match is refused rather than guessed.
  */
 export async function findServer(
-  os: OpenStackClient,
+  os: OpenStackApi,
   node: Pick<V1Node, 'metadata' | 'spec'>,
   region: string | undefined,
   signal: AbortSignal,
@@ -63,7 +63,7 @@ export interface InstanceMetadata {
 
 /** InstanceMetadata: the instance type may cost a flavor lookup, the addresses a port list. */
 export async function instanceMetadata(
-  os: OpenStackClient,
+  os: OpenStackApi,
   config: CcmConfig,
   server: Server,
   signal: AbortSignal,
@@ -80,7 +80,7 @@ export async function instanceMetadata(
 }
 
 export async function addressesOf(
-  os: OpenStackClient,
+  os: OpenStackApi,
   config: CcmConfig,
   server: Server,
   signal: AbortSignal,
@@ -89,7 +89,7 @@ export async function addressesOf(
   return nodeAddresses(sources, config.networking);
 }
 
-async function instanceType(os: OpenStackClient, server: Server, signal: AbortSignal): Promise<string> {
+async function instanceType(os: OpenStackApi, server: Server, signal: AbortSignal): Promise<string> {
   let lastError: Error | undefined;
   for (const step of instanceTypeSteps(server)) {
     if (step.kind === 'label') return step.value;

@@ -19,7 +19,7 @@ import {
   type Request,
   type Result,
 } from '../../kube/index.ts';
-import type { OpenStackClient } from '../../openstack/client.ts';
+import type { OpenStackApi } from '../secret/rotating-client.ts';
 import type { CcmConfig } from '../config/types.ts';
 import { NodeReason } from '../events.ts';
 import { findServer, type ServerLookup } from '../instances.ts';
@@ -38,7 +38,7 @@ export interface CloudNodeLifecycleOptions {
 
 export function registerCloudNodeLifecycleController(
   mgr: Manager,
-  os: OpenStackClient,
+  os: OpenStackApi,
   config: CcmConfig,
   opts: CloudNodeLifecycleOptions,
 ): void {
@@ -54,7 +54,7 @@ function readyStatus(node: V1Node): string {
 
 async function reconcileLifecycle(
   mgr: Manager,
-  os: OpenStackClient,
+  os: OpenStackApi,
   config: CcmConfig,
   opts: CloudNodeLifecycleOptions,
   req: Request,

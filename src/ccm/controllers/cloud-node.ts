@@ -23,7 +23,7 @@ import {
   type Request,
   type Result,
 } from '../../kube/index.ts';
-import type { OpenStackClient } from '../../openstack/client.ts';
+import type { OpenStackApi } from '../secret/rotating-client.ts';
 import type { CcmConfig } from '../config/types.ts';
 import { NodeReason, ShiftstackNodeReason } from '../events.ts';
 import { addressesOf, findServer, instanceMetadata, type ServerLookup } from '../instances.ts';
@@ -56,7 +56,7 @@ export interface CloudNodeOptions {
 
 export function registerCloudNodeController(
   mgr: Manager,
-  os: OpenStackClient,
+  os: OpenStackApi,
   config: CcmConfig,
   opts: CloudNodeOptions,
 ): void {
@@ -70,14 +70,14 @@ export function registerCloudNodeController(
 
 class CloudNodeReconciler {
   private readonly mgr: Manager;
-  private readonly os: OpenStackClient;
+  private readonly os: OpenStackApi;
   private readonly config: CcmConfig;
   private readonly opts: Required<CloudNodeOptions>;
   private readonly backoff = new NodeBackoff();
   /** When each initialized Node's addresses were last read from the cloud (kubelet's updates must not each cost a Nova call). */
   private readonly lastRefresh = new Map<string, number>();
 
-  constructor(mgr: Manager, os: OpenStackClient, config: CcmConfig, opts: CloudNodeOptions) {
+  constructor(mgr: Manager, os: OpenStackApi, config: CcmConfig, opts: CloudNodeOptions) {
     this.mgr = mgr;
     this.os = os;
     this.config = config;

@@ -69,14 +69,14 @@ describe('shiftstack ccm', () => {
     assert.match(err, /1.*10/);
   });
 
-  it('an unknown controller, or the service controller, is a usage error', async () => {
+  it('an unknown controller, or one not built yet (route), is a usage error', async () => {
     const conf = join(dir, 'unused.conf');
     const unknown = await run('ccm', '--cloud-config', conf, '--controllers', '*,-cloud-nod');
     assert.equal(unknown.code, 2);
     assert.match(unknown.err, /unknown controller "cloud-nod"/);
-    const service = await run('ccm', '--cloud-config', conf, '--controllers', 'service');
-    assert.equal(service.code, 2);
-    assert.match(service.err, /service controller is not built yet/);
+    const route = await run('ccm', '--cloud-config', conf, '--controllers', 'route');
+    assert.equal(route.code, 2);
+    assert.match(route.err, /route controller is not built yet/);
   });
 
   it('a bad duration is a usage error', async () => {

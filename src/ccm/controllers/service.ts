@@ -1,0 +1,456 @@
+/**
+ * The service controller (k8s.io/cloud-provider `controllers/service` with OCCM's LoadBalancer):
+ * Services of type LoadBalancer become Octavia load balancers through the shared engine
+ * (src/openstack/services/loadbalancer), one engine step per reconcile.
+ *
+ * - The finalizer `service.kubernetes.io/load-balancer-cleanup` (upstream's) is on the Service
+ *   before anything is created in OpenStack, and comes off only once the load balancer, its
+ *   listeners (when shared) and our floating IP are gone.
+ * - Every reconcile reads the Service and the Nodes from the cache, parses the Service once
+ *   (parseService), takes out what this cloud cannot do (applyCapabilities, each with its Event),
+ *   and hands the engine the whole desired state; the engine's diff makes a steady state cost no
+ *   write and a burst of node events one batch member PUT per pool (the queue dedups the keys).
+ * - Waiting never blocks a worker: the engine's Pending becomes `{ requeueAfterMs }`.
+ * - A load balancer our create left in ERROR is deleted and created again, at most once per
+ *   `recreateWindowMs` per Service.
+ */
+import type { V1Node, V1Service } from '@kubernetes/client-node';
+import {
+  addFinalizer,
+  clone,
+  hasFinalizer,
+  isDeleting,
+  kinds,
+  mergePatch,
+  objectKey,
+  patchStatus,
+  removeFinalizer,
+  type Manager,
+  type Predicate,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '../../kube/index.ts';
+import type { OpenStackApi } from '../secret/rotating-client.ts';
+import type { ApiVersion } from '../../openstack/core/api-version.ts';
+import {
+  LoadBalancerEngine,
+  type DesiredLoadBalancer,
+  type EnsureResult,
+  type Failed,
+  type Warning,
+} from '../../openstack/services/loadbalancer/index.ts';
+import { applyCapabilities, type OctaviaCapabilities } from '../capabilities.ts';
+import type { CcmConfig } from '../config/types.ts';
+import { FrameworkReason, UpstreamReason } from '../events.ts';
+import { eligibleNodes } from '../members.ts';
+import { observeReconcile, ReconcileOperation, reconcileMetrics, type ReconcileMetrics } from '../metrics.ts';
+import { parseService, wantsLoadBalancer } from '../service-config.ts';
+import { Annotation } from '../service/annotations.ts';
+import type { LoadBalancerSpec } from '../service/types.ts';
+import { desiredLoadBalancer, memberNodes, serviceIdentity } from './service/desired.ts';
+import { ServiceControllerReason } from './service/reasons.ts';
+import { ingressFor, sameIngress } from './service/status.ts';
+
+export const SERVICE_CONTROLLER = 'service';
+/** Upstream's finalizer, so a Service OCCM guarded stays guarded after the switch, and back. */
+export const LOAD_BALANCER_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+
+export interface ServiceControllerOptions {
+  clusterName: string;
+  /** Upstream `--concurrent-service-syncs` (1). */
+  workers: number;
+  /** At most one delete-and-recreate of an ERROR load balancer per Service in this window (5 min). */
+  recreateWindowMs?: number;
+  /** Octavia's PENDING_* age after which the engine reports LoadBalancerStuck (10 min). */
+  stuckAfterMs?: number;
+}
+
+export function registerServiceController(
+  mgr: Manager,
+  os: OpenStackApi,
+  config: CcmConfig,
+  opts: ServiceControllerOptions,
+): void {
+  const r = new ServiceReconciler(mgr, os, config, opts);
+  const services = mgr.informers.informerFor(kinds.Service);
+  mgr
+    .controller(SERVICE_CONTROLLER)
+    .for(kinds.Service)
+    // Any member-relevant node change concerns every load balancer; the queue coalesces the keys.
+    .watches(
+      kinds.Node,
+      () =>
+        services
+          .list()
+          .filter((s) => wantsLoadBalancer(s) || hasFinalizer(s, LOAD_BALANCER_FINALIZER))
+          .map((s) => objectKey(s)),
+      { predicates: [memberRelevant] },
+    )
+    .withOptions({ maxConcurrentReconciles: opts.workers })
+    .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
+}
+
+/** Node updates that can change a member: labels, taints, addresses (kubelet heartbeats cannot). */
+const memberRelevant: Predicate<V1Node> = {
+  update: (a, b) =>
+    JSON.stringify([a.metadata?.labels, a.spec?.taints, a.status?.addresses]) !==
+    JSON.stringify([b.metadata?.labels, b.spec?.taints, b.status?.addresses]),
+};
+
+interface Progress {
+  /** Actions of the convergence under way (since the last Ready), for the closing Event. */
+  actions: string[];
+  /** When this Service's ERROR load balancer was last deleted for a recreate. */
+  recreatedAt?: number;
+  /** A recreate's delete is under way: keep calling remove until it is gone. */
+  recreating?: boolean;
+}
+
+class ServiceReconciler {
+  private readonly mgr: Manager;
+  private readonly os: OpenStackApi;
+  private readonly config: CcmConfig;
+  private readonly opts: Required<ServiceControllerOptions>;
+  private readonly engine: LoadBalancerEngine;
+  private readonly metrics: ReconcileMetrics;
+  private readonly progress = new Map<string, Progress>();
+  /** VIP subnets found from a node address (OCCM's getSubnetIDForLB), per address. */
+  private readonly subnets = new Map<string, string>();
+  private apiVersion: ApiVersion | undefined;
+
+  constructor(mgr: Manager, os: OpenStackApi, config: CcmConfig, opts: ServiceControllerOptions) {
+    this.mgr = mgr;
+    this.os = os;
+    this.config = config;
+    this.opts = { recreateWindowMs: 300_000, stuckAfterMs: 600_000, ...opts };
+    this.engine = new LoadBalancerEngine(os, { backoff: { stuckAfterMs: this.opts.stuckAfterMs } });
+    this.metrics = reconcileMetrics(mgr.registry);
+  }
+
+  async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
+    const key = `${req.namespace ?? ''}/${req.name}`;
+    let svc = await this.mgr.client.get(kinds.Service, req, { signal });
+    if (!svc) {
+      this.progress.delete(key);
+      return {};
+    }
+    if (isDeleting(svc) || !wantsLoadBalancer(svc)) {
+      if (!hasFinalizer(svc, LOAD_BALANCER_FINALIZER)) return {};
+      return this.cleanup(svc, key, signal, ctx);
+    }
+    // Before any OpenStack create: a Service deleted from here on still waits for our cleanup.
+    svc = await addFinalizer(this.mgr.client.api, kinds.Service, svc, LOAD_BALANCER_FINALIZER, { signal });
+    return this.ensure(svc, key, signal, ctx);
+  }
+
+  private async ensure(
+    svc: V1Service,
+    key: string,
+    signal: AbortSignal,
+    ctx: ReconcileContext,
+  ): Promise<Result> {
+    const lb = this.config.loadBalancer;
+    const parsed = parseService(svc, this.config);
+    for (const p of parsed.problems) {
+      if (!p.fatal) this.warn(svc, p.reason, p.message);
+    }
+    if (!parsed.spec) {
+      const message = parsed.problems
+        .filter((p) => p.fatal)
+        .map((p) => `${p.field}: ${p.message}`)
+        .join('; ');
+      this.warn(svc, FrameworkReason.SyncLoadBalancerFailed, `Error syncing load balancer: ${message}`);
+      // Only a change to the Service can fix it, and that change wakes us.
+      return {};
+    }
+    const caps = await this.capabilities(signal);
+    const plan = applyCapabilities(parsed.spec, caps, { manageSecurityGroups: lb.manageSecurityGroups });
+    for (const d of plan.degradations) this.warn(svc, d.reason, d.message);
+    const spec = plan.spec;
+    if (spec.ipFamily === 'IPv6' && !spec.internal) {
+      this.warn(
+        svc,
+        UpstreamReason.FloatingIPSkipped,
+        'Floating IP is not supported for IPv6 load balancers; the VIP address is used',
+      );
+    }
+
+    const nodes = eligibleNodes(await this.mgr.client.list(kinds.Node, { signal }), spec.nodeSelector);
+    const { members, skipped } = memberNodes(nodes, spec);
+    if (skipped.length > 0) {
+      ctx.log.warn({ nodes: skipped }, 'nodes without an address of the Service family are not members');
+    }
+    if (members.length === 0) {
+      this.warn(
+        svc,
+        FrameworkReason.UnAvailableLoadBalancer,
+        'There are no available nodes for LoadBalancer',
+      );
+    }
+    const detectedSubnetId =
+      spec.vip.subnetId || spec.vip.networkId || spec.vip.portId
+        ? undefined
+        : await this.detectSubnet(members[0]?.address, signal);
+    if (!spec.vip.subnetId && !spec.vip.networkId && !spec.vip.portId && !detectedSubnetId) {
+      this.warn(
+        svc,
+        FrameworkReason.SyncLoadBalancerFailed,
+        'Error syncing load balancer: no VIP subnet: set [LoadBalancer] subnet-id or the annotation ' +
+          `${Annotation.SubnetId} (it is found from a member node's port otherwise)`,
+      );
+      return { requeueAfterMs: this.opts.recreateWindowMs };
+    }
+    const desired = desiredLoadBalancer({
+      plan,
+      clusterName: this.opts.clusterName,
+      nodes,
+      detectedSubnetId,
+      maxSharedLb: lb.maxSharedLb,
+      serialApiCalls: lb.providerRequiresSerialApiCalls,
+    });
+
+    const progress = this.progress.get(key) ?? { actions: [] };
+    if (!this.progress.has(key)) this.progress.set(key, progress);
+    if (progress.recreating) return this.recreateStep(svc, desired, progress, signal);
+
+    const result = await observeReconcile(this.metrics, ReconcileOperation.Ensure, () =>
+      this.engine.ensure(desired, { signal }),
+    );
+    for (const w of result.warnings) this.warnEngine(svc, w);
+    if (progress.actions.length === 0 && result.actions.length > 0) {
+      this.mgr.events.event(svc, 'Normal', FrameworkReason.EnsuringLoadBalancer, 'Ensuring load balancer');
+    }
+    progress.actions.push(...result.actions.map((a) => a.resource));
+    // Record the id as soon as one exists, as OCCM's deferred patcher does even on error.
+    if (result.loadBalancer)
+      svc = await this.annotate(svc, { [Annotation.LoadBalancerId]: result.loadBalancer.id }, signal);
+
+    switch (result.phase) {
+      case 'Pending':
+        if (result.reason === 'LoadBalancerStuck') {
+          this.warn(svc, ServiceControllerReason.Stuck, result.message);
+          this.metrics.errors.inc({ operation: ReconcileOperation.Ensure });
+        }
+        return { requeueAfterMs: result.retryAfterMs };
+      case 'Failed':
+        return this.failed(svc, desired, result, progress, signal);
+      case 'Ready':
+        return this.ready(svc, spec, result, progress, signal);
+    }
+  }
+
+  private async ready(
+    svc: V1Service,
+    spec: LoadBalancerSpec,
+    result: Extract<EnsureResult, { phase: 'Ready' }>,
+    progress: Progress,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    svc = await this.annotate(svc, { [Annotation.LoadBalancerAddress]: result.address }, signal);
+    const ingress = ingressFor(result.address, spec, this.config.loadBalancer);
+    if (!sameIngress(svc.status?.loadBalancer?.ingress, ingress)) {
+      const draft = clone(svc);
+      draft.status = { ...draft.status, loadBalancer: { ingress } };
+      await patchStatus(this.mgr.client.api, kinds.Service, svc, draft, { signal });
+      progress.actions.push('status');
+    }
+    if (progress.actions.length > 0) {
+      const membersOnly = progress.actions.every((a) => a === 'members' || a === 'member');
+      this.mgr.events.event(
+        svc,
+        'Normal',
+        membersOnly ? FrameworkReason.UpdatedLoadBalancer : FrameworkReason.EnsuredLoadBalancer,
+        membersOnly ? 'Updated load balancer with new hosts' : 'Ensured load balancer',
+      );
+      progress.actions = [];
+    }
+    return {};
+  }
+
+  private async failed(
+    svc: V1Service,
+    desired: DesiredLoadBalancer,
+    result: Failed,
+    progress: Progress,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const now = Date.now();
+    if (
+      result.recreate &&
+      (progress.recreatedAt === undefined || now - progress.recreatedAt >= this.opts.recreateWindowMs)
+    ) {
+      progress.recreatedAt = now;
+      progress.recreating = true;
+      this.warn(svc, ServiceControllerReason.Recreating, `${result.message}; deleting it to create it again`);
+      return this.recreateStep(svc, desired, progress, signal);
+    }
+    this.warn(svc, FrameworkReason.SyncLoadBalancerFailed, `Error syncing load balancer: ${result.message}`);
+    // The per-key back-off of the queue spaces the retries; the errors counter records the failure.
+    throw new Error(`${result.reason}: ${result.message}`);
+  }
+
+  private async recreateStep(
+    svc: V1Service,
+    desired: DesiredLoadBalancer,
+    progress: Progress,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const r = await this.engine.remove(desired, { signal });
+    if (r.phase === 'Pending') return { requeueAfterMs: r.retryAfterMs };
+    progress.recreating = false;
+    if (r.phase === 'Failed') {
+      this.warn(svc, FrameworkReason.SyncLoadBalancerFailed, `Error syncing load balancer: ${r.message}`);
+      throw new Error(`${r.reason}: ${r.message}`);
+    }
+    return { requeueAfterMs: 1 };
+  }
+
+  private async cleanup(
+    svc: V1Service,
+    key: string,
+    signal: AbortSignal,
+    ctx: ReconcileContext,
+  ): Promise<Result> {
+    const desired = this.removalTarget(svc);
+    const progress = this.progress.get(key) ?? { actions: [] };
+    if (!this.progress.has(key)) {
+      this.progress.set(key, progress);
+    }
+    if (!progress.actions.includes('deleting')) {
+      this.mgr.events.event(svc, 'Normal', FrameworkReason.DeletingLoadBalancer, 'Deleting load balancer');
+      progress.actions = ['deleting'];
+    }
+    const r = await observeReconcile(this.metrics, ReconcileOperation.Delete, () =>
+      this.engine.remove(desired, { signal }),
+    );
+    for (const w of r.warnings) this.warnEngine(svc, w);
+    if (r.phase === 'Pending') return { requeueAfterMs: r.retryAfterMs };
+    if (r.phase === 'Failed') {
+      this.warn(svc, FrameworkReason.DeleteLoadBalancerFailed, `Error deleting load balancer: ${r.message}`);
+      throw new Error(`${r.reason}: ${r.message}`);
+    }
+    ctx.log.info('load balancer deleted');
+    if (!isDeleting(svc)) {
+      // A Service that stopped being a LoadBalancer keeps living: it must not advertise the old address.
+      if ((svc.status?.loadBalancer?.ingress ?? []).length > 0) {
+        const draft = clone(svc);
+        draft.status = { ...draft.status, loadBalancer: {} };
+        svc = await patchStatus(this.mgr.client.api, kinds.Service, svc, draft, { signal });
+      }
+      svc = await this.annotate(
+        svc,
+        { [Annotation.LoadBalancerId]: null, [Annotation.LoadBalancerAddress]: null },
+        signal,
+      );
+    }
+    await removeFinalizer(this.mgr.client.api, kinds.Service, svc, LOAD_BALANCER_FINALIZER, { signal });
+    this.mgr.events.event(svc, 'Normal', FrameworkReason.DeletedLoadBalancer, 'Deleted load balancer');
+    this.progress.delete(key);
+    return {};
+  }
+
+  /** What remove() needs: the full desired state when the Service still parses, else its identity. */
+  private removalTarget(svc: V1Service): DesiredLoadBalancer {
+    const lb = this.config.loadBalancer;
+    const parsed = parseService(svc, this.config);
+    if (parsed.spec) {
+      const plan = applyCapabilities(
+        parsed.spec,
+        { provider: lb.lbProvider, apiVersion: this.apiVersion },
+        {
+          manageSecurityGroups: lb.manageSecurityGroups,
+        },
+      );
+      return desiredLoadBalancer({
+        plan,
+        clusterName: this.opts.clusterName,
+        nodes: [],
+        maxSharedLb: lb.maxSharedLb,
+        serialApiCalls: lb.providerRequiresSerialApiCalls,
+      });
+    }
+    const m = svc.metadata ?? {};
+    const namespace = m.namespace ?? 'default';
+    const name = m.name ?? '';
+    const id = m.annotations?.[Annotation.LoadBalancerId] || undefined;
+    return {
+      identity: serviceIdentity(
+        { namespace, name, uid: m.uid ?? '' },
+        this.opts.clusterName,
+        lb.maxSharedLb,
+        id,
+      ),
+      vip: {},
+      listeners: [],
+      floatingIp: {
+        external: false,
+        description: `Floating IP for Kubernetes external service ${namespace}/${name} from cluster ${this.opts.clusterName}`,
+        ownedMarker: 'Floating IP for Kubernetes external service',
+        keep: m.annotations?.[Annotation.KeepFloatingIp] === 'true',
+      },
+      serialApiCalls: lb.providerRequiresSerialApiCalls,
+    };
+  }
+
+  /** Sets (or with null removes) annotations, writing only when something changes. */
+  private async annotate(
+    svc: V1Service,
+    values: Record<string, string | null>,
+    signal: AbortSignal,
+  ): Promise<V1Service> {
+    const current = svc.metadata?.annotations ?? {};
+    const changed = Object.entries(values).some(([k, v]) => (v === null ? k in current : current[k] !== v));
+    if (!changed) return svc;
+    const draft = clone(svc);
+    const annotations = { ...current };
+    for (const [k, v] of Object.entries(values)) {
+      if (v === null) delete annotations[k];
+      else annotations[k] = v;
+    }
+    draft.metadata = { ...draft.metadata, annotations };
+    return mergePatch(this.mgr.client.api, kinds.Service, svc, draft, { signal });
+  }
+
+  /** The Octavia version, read once (OCCM caches it too); unreadable turns the gated features off. */
+  private async capabilities(signal: AbortSignal): Promise<OctaviaCapabilities> {
+    if (this.apiVersion === undefined) {
+      try {
+        this.apiVersion = (await this.os.loadBalancer.versions({ signal })).max;
+      } catch {
+        this.apiVersion = undefined;
+      }
+    }
+    return { provider: this.config.loadBalancer.lbProvider, apiVersion: this.apiVersion };
+  }
+
+  /** OCCM's getSubnetIDForLB: the subnet of the member node's port that holds its address. */
+  private async detectSubnet(address: string | undefined, signal: AbortSignal): Promise<string | undefined> {
+    if (address === undefined) return undefined;
+    const known = this.subnets.get(address);
+    if (known) return known;
+    const ports = await this.os.network.ports
+      .list({ fixed_ips: [{ ip_address: address }] }, { signal })
+      .all();
+    for (const p of ports) {
+      const ip = p.fixed_ips.find((f) => f.ip_address === address);
+      if (ip) {
+        this.subnets.set(address, ip.subnet_id);
+        return ip.subnet_id;
+      }
+    }
+    return undefined;
+  }
+
+  private warn(svc: V1Service, reason: string, message: string): void {
+    this.mgr.events.event(svc, 'Warning', reason, message);
+  }
+
+  private warnEngine(svc: V1Service, w: Warning): void {
+    this.warn(
+      svc,
+      /^[A-Z][A-Za-z0-9]*$/.test(w.reason) ? w.reason : FrameworkReason.SyncLoadBalancerFailed,
+      w.message,
+    );
+  }
+}
