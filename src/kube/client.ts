@@ -328,13 +328,8 @@ export class KubeClient {
     obj: T,
     opts: WriteOptions = {},
   ): Promise<T> {
-    return (await this.request({
-      method: 'POST',
-      path: resourcePath(type, { namespace: obj.metadata?.namespace }),
-      query: this.writeQuery(opts),
-      body: { apiVersion: type.apiVersion, kind: type.kind, ...obj },
-      signal: opts.signal,
-    })) as T;
+    const path = resourcePath(type, { namespace: obj.metadata?.namespace });
+    return this.writeObject('POST', path, type, obj, opts);
   }
 
   /** PUT: fails with 409 Conflict when `metadata.resourceVersion` is not the latest. */
@@ -343,13 +338,7 @@ export class KubeClient {
     obj: T,
     opts: WriteOptions = {},
   ): Promise<T> {
-    return (await this.request({
-      method: 'PUT',
-      path: resourcePath(type, objectKey(obj)),
-      query: this.writeQuery(opts),
-      body: { apiVersion: type.apiVersion, kind: type.kind, ...obj },
-      signal: opts.signal,
-    })) as T;
+    return this.writeObject('PUT', resourcePath(type, objectKey(obj)), type, obj, opts);
   }
 
   /** PUT to the status subresource (only `status` changes). */
@@ -358,13 +347,8 @@ export class KubeClient {
     obj: T,
     opts: WriteOptions = {},
   ): Promise<T> {
-    return (await this.request({
-      method: 'PUT',
-      path: resourcePath(type, { ...objectKey(obj), subresource: 'status' }),
-      query: this.writeQuery(opts),
-      body: { apiVersion: type.apiVersion, kind: type.kind, ...obj },
-      signal: opts.signal,
-    })) as T;
+    const path = resourcePath(type, { ...objectKey(obj), subresource: 'status' });
+    return this.writeObject('PUT', path, type, obj, opts);
   }
 
   async patch<T extends KubernetesObject>(
@@ -446,6 +430,23 @@ export class KubeClient {
   /** Server-side apply requires a manager; other writes name one so managedFields say who wrote. */
   private writeQuery(opts: WriteOptions): Record<string, string | undefined> {
     return { fieldManager: opts.fieldManager ?? this.fieldManager, dryRun: opts.dryRun ? 'All' : undefined };
+  }
+
+  /** POST or PUT a whole object; the body names its apiVersion and kind, which callers may omit. */
+  private async writeObject<T extends KubernetesObject>(
+    method: 'POST' | 'PUT',
+    path: string,
+    type: ResourceType<T>,
+    obj: T,
+    opts: WriteOptions,
+  ): Promise<T> {
+    return (await this.request({
+      method,
+      path,
+      query: this.writeQuery(opts),
+      body: { apiVersion: type.apiVersion, kind: type.kind, ...obj },
+      signal: opts.signal,
+    })) as T;
   }
 
   private async request(init: RequestInit): Promise<unknown> {

@@ -83,16 +83,7 @@ export async function mergePatch<T extends KubernetesObject>(
 ): Promise<T> {
   const patch = createMergePatch(original, modified);
   if (!patch) return original;
-  if (opts.optimisticLock) {
-    const rv = original.metadata?.resourceVersion;
-    if (!rv) throw new Error('an optimistic-lock patch needs the original resourceVersion');
-    const meta = isObject(patch.metadata) ? patch.metadata : {};
-    patch.metadata = { ...meta, resourceVersion: rv };
-  }
-  return client.patch(type, objectKey(original), 'merge', patch, {
-    signal: opts.signal,
-    ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}),
-  });
+  return sendMergePatch(client, type, original, patch, opts);
 }
 
 /** Sends the difference of `status` only, to the status subresource; `original` if none. */
@@ -105,14 +96,30 @@ export async function patchStatus<T extends KubernetesObject & { status?: unknow
 ): Promise<T> {
   const diff = createMergePatch({ status: original.status ?? {} }, { status: modified.status ?? {} });
   if (!diff) return original;
+  return sendMergePatch(client, type, original, diff, opts, 'status');
+}
+
+/**
+ * Sends a merge patch computed from `original`; with `optimisticLock` its resourceVersion goes
+ * along, so the server refuses the patch (409) when someone else wrote in between.
+ */
+async function sendMergePatch<T extends KubernetesObject>(
+  client: KubeClient,
+  type: ResourceType<T>,
+  original: T,
+  patch: Record<string, Json>,
+  opts: MergePatchOptions,
+  subresource?: 'status',
+): Promise<T> {
   if (opts.optimisticLock) {
     const rv = original.metadata?.resourceVersion;
     if (!rv) throw new Error('an optimistic-lock patch needs the original resourceVersion');
-    diff.metadata = { resourceVersion: rv };
+    const meta = isObject(patch.metadata) ? patch.metadata : {};
+    patch.metadata = { ...meta, resourceVersion: rv };
   }
-  return client.patch(type, objectKey(original), 'merge', diff, {
+  return client.patch(type, objectKey(original), 'merge', patch, {
     signal: opts.signal,
-    subresource: 'status',
+    ...(subresource ? { subresource } : {}),
     ...(opts.fieldManager ? { fieldManager: opts.fieldManager } : {}),
   });
 }

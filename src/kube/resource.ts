@@ -62,78 +62,38 @@ export function resourceLabel(type: ResourceType): string {
   return group ? `${type.plural}.${group}` : type.plural;
 }
 
+/** A built-in kind; `Cluster` scope means its objects have no namespace. */
+function builtin<T extends KubernetesObject>(
+  apiVersion: string,
+  kind: string,
+  plural: string,
+  scope: 'Namespaced' | 'Cluster' = 'Namespaced',
+): ResourceType<T> {
+  return resourceType<T>({ apiVersion, kind, plural, namespaced: scope === 'Namespaced' });
+}
+
 /** The built-in kinds the runtime and our controllers use. */
 export const kinds = {
-  Namespace: resourceType<V1Namespace>({
-    apiVersion: 'v1',
-    kind: 'Namespace',
-    plural: 'namespaces',
-    namespaced: false,
-  }),
-  Node: resourceType<V1Node>({ apiVersion: 'v1', kind: 'Node', plural: 'nodes', namespaced: false }),
-  Pod: resourceType<V1Pod>({ apiVersion: 'v1', kind: 'Pod', plural: 'pods', namespaced: true }),
-  Service: resourceType<V1Service>({
-    apiVersion: 'v1',
-    kind: 'Service',
-    plural: 'services',
-    namespaced: true,
-  }),
-  ConfigMap: resourceType<V1ConfigMap>({
-    apiVersion: 'v1',
-    kind: 'ConfigMap',
-    plural: 'configmaps',
-    namespaced: true,
-  }),
-  Secret: resourceType<V1Secret>({ apiVersion: 'v1', kind: 'Secret', plural: 'secrets', namespaced: true }),
-  ServiceAccount: resourceType<V1ServiceAccount>({
-    apiVersion: 'v1',
-    kind: 'ServiceAccount',
-    plural: 'serviceaccounts',
-    namespaced: true,
-  }),
-  Event: resourceType<CoreV1Event>({ apiVersion: 'v1', kind: 'Event', plural: 'events', namespaced: true }),
-  EventsV1Event: resourceType<EventsV1Event>({
-    apiVersion: 'events.k8s.io/v1',
-    kind: 'Event',
-    plural: 'events',
-    namespaced: true,
-  }),
-  Lease: resourceType<V1Lease>({
-    apiVersion: 'coordination.k8s.io/v1',
-    kind: 'Lease',
-    plural: 'leases',
-    namespaced: true,
-  }),
-  Deployment: resourceType<V1Deployment>({
-    apiVersion: 'apps/v1',
-    kind: 'Deployment',
-    plural: 'deployments',
-    namespaced: true,
-  }),
-  DaemonSet: resourceType<V1DaemonSet>({
-    apiVersion: 'apps/v1',
-    kind: 'DaemonSet',
-    plural: 'daemonsets',
-    namespaced: true,
-  }),
-  EndpointSlice: resourceType<V1EndpointSlice>({
-    apiVersion: 'discovery.k8s.io/v1',
-    kind: 'EndpointSlice',
-    plural: 'endpointslices',
-    namespaced: true,
-  }),
-  NetworkPolicy: resourceType<V1NetworkPolicy>({
-    apiVersion: 'networking.k8s.io/v1',
-    kind: 'NetworkPolicy',
-    plural: 'networkpolicies',
-    namespaced: true,
-  }),
-  CustomResourceDefinition: resourceType<V1CustomResourceDefinition>({
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    plural: 'customresourcedefinitions',
-    namespaced: false,
-  }),
+  Namespace: builtin<V1Namespace>('v1', 'Namespace', 'namespaces', 'Cluster'),
+  Node: builtin<V1Node>('v1', 'Node', 'nodes', 'Cluster'),
+  Pod: builtin<V1Pod>('v1', 'Pod', 'pods'),
+  Service: builtin<V1Service>('v1', 'Service', 'services'),
+  ConfigMap: builtin<V1ConfigMap>('v1', 'ConfigMap', 'configmaps'),
+  Secret: builtin<V1Secret>('v1', 'Secret', 'secrets'),
+  ServiceAccount: builtin<V1ServiceAccount>('v1', 'ServiceAccount', 'serviceaccounts'),
+  Event: builtin<CoreV1Event>('v1', 'Event', 'events'),
+  EventsV1Event: builtin<EventsV1Event>('events.k8s.io/v1', 'Event', 'events'),
+  Lease: builtin<V1Lease>('coordination.k8s.io/v1', 'Lease', 'leases'),
+  Deployment: builtin<V1Deployment>('apps/v1', 'Deployment', 'deployments'),
+  DaemonSet: builtin<V1DaemonSet>('apps/v1', 'DaemonSet', 'daemonsets'),
+  EndpointSlice: builtin<V1EndpointSlice>('discovery.k8s.io/v1', 'EndpointSlice', 'endpointslices'),
+  NetworkPolicy: builtin<V1NetworkPolicy>('networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies'),
+  CustomResourceDefinition: builtin<V1CustomResourceDefinition>(
+    'apiextensions.k8s.io/v1',
+    'CustomResourceDefinition',
+    'customresourcedefinitions',
+    'Cluster',
+  ),
 } as const;
 
 /** The URL path of a collection or an object: `/apis/apps/v1/namespaces/ns/deployments/name/status`. */

@@ -1,5 +1,4 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -7,31 +6,7 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, fetch } from 'undici';
 import { parse } from 'yaml';
 
-const bin = join(import.meta.dirname, '../../../bin/shiftstack.js');
-
-/** Runs the CLI as a user would, collecting stdout until `until` matches it. */
-function start(args: string[], until: RegExp) {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no match for ${until} in: ${out}\n${err}`)), 20_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (until.test(out)) {
-        clearTimeout(timer);
-        resolve(out);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before ready: ${out}\n${err}`));
-    });
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, ready, exited };
-}
+import { startCli } from './testing/spawn.ts';
 
 describe('shiftstack sim kube', () => {
   let dir: string;
@@ -40,7 +15,10 @@ describe('shiftstack sim kube', () => {
 
   it('prints the URL and the kubeconfig path, serves the API, and stops cleanly on SIGTERM', async () => {
     const kubeconfigPath = join(dir, 'kubeconfig');
-    const run = start(['sim', 'kube', '--port', '0', '--kubeconfig', kubeconfigPath], /serving until Ctrl-C/);
+    const run = startCli(
+      ['sim', 'kube', '--port', '0', '--kubeconfig', kubeconfigPath],
+      /serving until Ctrl-C/,
+    );
     const out = await run.ready;
     const url = /listening on (https:\/\/\S+)/.exec(out)?.[1];
     assert.ok(url, out);
@@ -64,7 +42,7 @@ describe('shiftstack sim kube', () => {
   });
 
   it('refuses a bad port with a usage error', async () => {
-    const run = start(['sim', 'kube', '--port', 'many'], /never/);
+    const run = startCli(['sim', 'kube', '--port', 'many'], /never/);
     await assert.rejects(run.ready, /exited with 2/);
   });
 });

@@ -1,36 +1,11 @@
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
 import { mkdtemp, readFile, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 
-const bin = join(import.meta.dirname, '../../../bin/shiftstack.js');
-
-/** Runs the CLI as a user would, collecting stdout until `until` matches it. */
-function start(args: string[], until: RegExp) {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
-  let out = '';
-  let err = '';
-  child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-  const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no match for ${until} in: ${out}\n${err}`)), 20_000);
-    child.stdout.on('data', (d: Buffer) => {
-      out += d.toString();
-      if (until.test(out)) {
-        clearTimeout(timer);
-        resolve(out);
-      }
-    });
-    child.once('exit', (code) => {
-      clearTimeout(timer);
-      reject(new Error(`exited with ${code} before ready: ${out}\n${err}`));
-    });
-  });
-  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, ready, exited, output: () => out };
-}
+import { startCli } from './testing/spawn.ts';
 
 describe('shiftstack sim openstack', () => {
   let dir: string;
@@ -39,7 +14,7 @@ describe('shiftstack sim openstack', () => {
 
   it('prints the auth URL and a clouds.yaml path, serves, and stops cleanly on SIGTERM', async () => {
     const cloudsYaml = join(dir, 'clouds.yaml');
-    const run = start(
+    const run = startCli(
       ['sim', 'openstack', '--port', '0', '--clouds-yaml', cloudsYaml],
       /serving until Ctrl-C/,
     );
@@ -71,14 +46,14 @@ describe('shiftstack sim openstack', () => {
   });
 
   it('refuses a bad port with a usage error', async () => {
-    const run = start(['sim', 'openstack', '--port', 'eighty'], /never/);
+    const run = startCli(['sim', 'openstack', '--port', 'eighty'], /never/);
     await assert.rejects(run.ready, /exited with 2/);
   });
 });
 
 describe('shiftstack up --once', () => {
   it('starts the emulator, checks it answers, says what is not built yet, and exits 0', async () => {
-    const run = start(['up', '--once'], /self-check:/);
+    const run = startCli(['up', '--once'], /self-check:/);
     const out = await run.ready;
     assert.match(out, /\[runs\] start the OpenStack emulator/);
     assert.match(out, /\[not built yet\]/);

@@ -260,6 +260,19 @@ export function keepOldStatus(obj: Obj, old: Obj): void {
   else obj.status = structuredClone(old.status);
 }
 
+/**
+ * The update hooks of a built-in kind with a status subresource and no other update rules (Node,
+ * Pod): the main resource keeps the stored status; `/status` takes status, labels and annotations.
+ */
+export const STATUS_SUBRESOURCE_HOOKS: Pick<Strategy, 'prepareForUpdate' | 'prepareForStatusUpdate'> = {
+  prepareForUpdate(_ctx, obj, old) {
+    keepOldStatus(obj, old);
+  },
+  prepareForStatusUpdate(_ctx, obj, old) {
+    statusOnly(obj, old, true);
+  },
+};
+
 export interface BuiltinSpec {
   group?: string;
   version?: string;

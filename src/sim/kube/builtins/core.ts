@@ -9,7 +9,15 @@ import { asArray, asNumber, asObj, asString, deepEqual, meta, metaOf, nameOf, ty
 import { CONDITIONS, keyed, mount, POD_SPEC_HINTS } from '../patch/hints.ts';
 import { AGE_COLUMN, col, since } from '../table.ts';
 import type { ResourceDef } from '../types.ts';
-import { builtin, dns1123Label, keepOldStatus, qualifiedName, statusOnly, str } from './common.ts';
+import {
+  builtin,
+  dns1123Label,
+  keepOldStatus,
+  qualifiedName,
+  STATUS_SUBRESOURCE_HOOKS,
+  statusOnly,
+  str,
+} from './common.ts';
 
 const CONFIG_KEY = /^[-._a-zA-Z0-9]+$/;
 const CONFIG_KEY_MSG =
@@ -161,12 +169,7 @@ export const nodes: ResourceDef = builtin({
   strategy: {
     statusSubresource: true,
     allowCreateOnUpdate: false,
-    prepareForUpdate(_ctx, obj, old) {
-      keepOldStatus(obj, old);
-    },
-    prepareForStatusUpdate(_ctx, obj, old) {
-      statusOnly(obj, old, true);
-    },
+    ...STATUS_SUBRESOURCE_HOOKS,
     validate(_ctx, obj) {
       const errs: FieldError[] = [];
       (asArray(asObj(obj.spec)?.taints) ?? []).forEach((t, i) => {
@@ -346,12 +349,7 @@ export const pods: ResourceDef = builtin({
       defaultPodSpec(spec);
       obj.status = { phase: 'Pending', qosClass: qosClass(spec) };
     },
-    prepareForUpdate(_ctx, obj, old) {
-      keepOldStatus(obj, old);
-    },
-    prepareForStatusUpdate(_ctx, obj, old) {
-      statusOnly(obj, old, true);
-    },
+    ...STATUS_SUBRESOURCE_HOOKS,
     validate(_ctx, obj) {
       const errs: FieldError[] = [];
       const spec = asObj(obj.spec) ?? {};
