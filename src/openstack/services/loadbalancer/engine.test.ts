@@ -275,14 +275,10 @@ describe('load-balancer engine', () => {
 
   it('reports a load balancer PENDING for too long as LoadBalancerStuck, with a capped hint', async () => {
     const d = desired({ name: 'stuck' });
+    // Pinned before the create: added after it, the fault would race the fast profile's transition.
+    await addFault(w.sim, { kind: 'stuck', service: 'octavia', resource: 'loadbalancer', times: 1 });
     const first = await engine.ensure(d);
     assert.equal(first.phase, 'Pending');
-    await addFault(w.sim, {
-      kind: 'stuck',
-      service: 'octavia',
-      resource: 'loadbalancer',
-      target: first.loadBalancer!.id,
-    });
     const soon = await engine.ensure(d);
     assert.equal(soon.phase === 'Pending' && soon.reason, 'LoadBalancerPending');
     const later = new LoadBalancerEngine(w.os, {
