@@ -98,6 +98,14 @@ describe('emulator admin API: faults, stats, profile', () => {
     const bad = await admin(t, 'POST', '/faults', { kind: 'request', status: 200 });
     assert.equal(bad.status, 400);
     assert.match(bad.body.error.message, /invalid fault/);
+    const badPath = await admin(t, 'POST', '/faults', { kind: 'request', status: 503, path: '([' });
+    assert.equal(badPath.status, 400);
+    assert.match(badPath.body.error.message, /path is not a regular expression/);
+    assert.equal(
+      (await t.request('neutron', 'GET', '/v2.0/networks')).status,
+      200,
+      'no fault was left behind',
+    );
     const unknown = await admin(t, 'GET', '/nope');
     assert.equal(unknown.status, 404);
   });

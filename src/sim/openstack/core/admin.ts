@@ -71,7 +71,11 @@ export function handleAdmin(cloud: EmulatedCloud, method: string, url: URL, raw:
     case 'POST faults': {
       const parsed = faultSpec.safeParse(body);
       if (!parsed.success) return problem(400, `invalid fault: ${z.prettifyError(parsed.error)}`);
-      return json(201, { fault: cloud.faults.add(parsed.data) });
+      try {
+        return json(201, { fault: cloud.faults.add(parsed.data) });
+      } catch (err) {
+        return problem(400, `invalid fault: path is not a regular expression: ${(err as Error).message}`);
+      }
     }
     case 'DELETE faults':
       if (a) return cloud.faults.remove(a) ? { status: 204 } : problem(404, `no fault ${a}`);

@@ -44,6 +44,8 @@ export type FaultSpec =
 
 export class Faults {
   private readonly faults = new Map<string, Fault>();
+  /** Path patterns compiled once, when the fault is added, not on every request. */
+  private readonly paths = new Map<string, RegExp>();
   private random: () => number;
 
   constructor(seed?: number) {
@@ -56,6 +58,8 @@ export class Faults {
     if (spec.kind === 'request') {
       const { durationMs, ...rest } = spec;
       fault = { ...rest, id, ...(durationMs !== undefined ? { untilMs: now + durationMs } : {}) };
+      // An invalid pattern is refused here (SyntaxError) rather than failing every later request.
+      if (spec.path !== undefined) this.paths.set(id, new RegExp(spec.path));
     } else {
       fault = { ...spec, id };
     }
@@ -69,11 +73,13 @@ export class Faults {
   }
 
   remove(id: string): boolean {
+    this.paths.delete(id);
     return this.faults.delete(id);
   }
 
   clear(): void {
     this.faults.clear();
+    this.paths.clear();
   }
 
   /** The error to answer instead of serving the request, if a request fault matches. */
@@ -89,7 +95,8 @@ export class Faults {
       if (f.kind !== 'request') continue;
       if (f.service && f.service !== service) continue;
       if (f.operation && f.operation !== method && f.operation !== `${method} ${template}`) continue;
-      if (f.path && !new RegExp(f.path).test(path)) continue;
+      const pattern = this.paths.get(f.id);
+      if (pattern && !pattern.test(path)) continue;
       if (f.rate !== undefined && this.random() >= f.rate) continue;
       this.consume(f);
       const headers: Record<string, string> = {};
@@ -125,12 +132,12 @@ export class Faults {
   private consume(f: Fault) {
     if (f.times === undefined) return;
     f.times -= 1;
-    if (f.times <= 0) this.faults.delete(f.id);
+    if (f.times <= 0) this.remove(f.id);
   }
 
   private prune(now: number) {
     for (const f of this.faults.values()) {
-      if (f.kind === 'request' && f.untilMs !== undefined && f.untilMs <= now) this.faults.delete(f.id);
+      if (f.kind === 'request' && f.untilMs !== undefined && f.untilMs <= now) this.remove(f.id);
     }
   }
 }
