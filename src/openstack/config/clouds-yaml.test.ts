@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { findCloudsYaml, loadCloudsYaml } from './clouds-yaml.ts';
+import { findCloudsYaml, loadCloudsYaml, loadCloudsYamlText } from './clouds-yaml.ts';
 import { findProblem, rejection, sandbox } from './testing/sandbox.ts';
 import type { Sandbox } from './testing/sandbox.ts';
 
@@ -302,5 +302,28 @@ describe('clouds.yaml', () => {
     } finally {
       await t.cleanup();
     }
+  });
+
+  it('reads a clouds.yaml held in memory, with its CA, and names the origin in problems', async () => {
+    const origin = 'Secret default/capo-cloud key clouds.yaml';
+    const { config } = await loadCloudsYamlText(s.ctx({ OS_CLOUD: 'other' }), {
+      text: MINIMAL,
+      origin,
+      cloud: 'prod',
+      caPem: '-----BEGIN CERTIFICATE-----',
+    });
+    assert.equal(config.username, 'alice');
+    assert.equal(config.projectName, 'ops');
+    assert.equal(config.tls.caPem, '-----BEGIN CERTIFICATE-----');
+    assert.deepEqual(config.source.files, [origin]);
+
+    const unknown = findProblem(
+      await rejection(loadCloudsYamlText(s.ctx(), { text: MINIMAL, origin, cloud: 'prd' })),
+      'clouds',
+    );
+    assert.equal(unknown.file, origin);
+    assert.match(unknown.fix, /did you mean "prod"/);
+    const broken = await rejection(loadCloudsYamlText(s.ctx(), { text: 'clouds: [', origin, cloud: 'prod' }));
+    assert.match(broken[0]!.problem, /not valid YAML/);
   });
 });

@@ -12,6 +12,7 @@
  * Unlike openstacksdk, a path named by `OS_CLIENT_CONFIG_FILE` or `OS_CLIENT_SECURE_FILE` that does not
  * exist is an error rather than silently skipped, and vendor profiles (`profile:`) are not expanded.
  */
+import { parse as parseYaml } from 'yaml';
 import { closest, ConfigError } from '../../lib/config.ts';
 import { cloudEntryToDraft } from './clouds-entry.ts';
 import type { Draft } from './draft.ts';
@@ -150,6 +151,71 @@ export async function loadCloudsYaml(ctx: LoadContext, options: CloudsYamlOption
   const { draft, warnings } = await readCloudsYaml(ctx, options);
   const done = await finalizeDraft(draft, ctx.signal);
   return { config: done.config, warnings: [...warnings, ...done.warnings] };
+}
+
+export interface CloudsYamlTextOptions {
+  /** The clouds.yaml document itself. */
+  text: string;
+  /** Where it came from, for error messages (e.g. `Secret ns/name key clouds.yaml`). */
+  origin: string;
+  /** The entry to use. */
+  cloud: string;
+  /** A CA certificate (PEM) that came with it. */
+  caPem?: string | undefined;
+}
+
+/**
+ * A clouds.yaml held in memory (a Kubernetes Secret, as CAPO's identityRef), selected and validated
+ * like a file, so the credentials never touch the disk. No secure.yaml and no search: the text is the
+ * whole source.
+ */
+export async function loadCloudsYamlText(
+  ctx: LoadContext,
+  options: CloudsYamlTextOptions,
+): Promise<Finalized> {
+  const { text, origin, cloud } = options;
+  let doc: unknown;
+  try {
+    doc = parseYaml(text);
+  } catch (err) {
+    throw new ConfigError([
+      {
+        file: origin,
+        key: '',
+        value: undefined,
+        problem: `not valid YAML: ${(err as Error).message.split('\n')[0]}`,
+        fix: 'write a clouds.yaml document (clouds: followed by indented cloud entries)',
+      },
+    ]);
+  }
+  const clouds = cloudsOf(doc, origin, true);
+  const names = Object.keys(clouds);
+  if (clouds[cloud] === undefined) {
+    const suggestion = closest(cloud, names);
+    throw new ConfigError([
+      {
+        file: origin,
+        key: 'clouds',
+        value: cloud,
+        problem: `no cloud named "${cloud}"; it defines ${names.join(', ') || 'none'}`,
+        fix: `set cloudName to one of: ${names.join(', ') || '(add a cloud first)'}${suggestion ? ` (did you mean "${suggestion}"?)` : ''}`,
+      },
+    ]);
+  }
+  const source = { kind: 'clouds.yaml' as const, files: [origin], cloud, env: [] };
+  const { draft, warnings } = cloudEntryToDraft(
+    toYamlNode(clouds[cloud], origin),
+    cloud,
+    origin,
+    source,
+    ctx,
+  );
+  const done = await finalizeDraft(draft, ctx.signal);
+  const config =
+    options.caPem !== undefined
+      ? { ...done.config, tls: { ...done.config.tls, caPem: options.caPem } }
+      : done.config;
+  return { config, warnings: [...warnings, ...done.warnings] };
 }
 
 function cloudsOf(doc: unknown, file: string, required: boolean): Record<string, unknown> {

@@ -6,6 +6,8 @@ export type EndpointInterface = 'public' | 'internal' | 'admin';
 
 export interface TlsConfig {
   caFile?: string;
+  /** The CA itself, when it came with the credentials rather than as a file (CAPO's Secret key `cacert`); wins over caFile. */
+  caPem?: string;
   certFile?: string;
   keyFile?: string;
   /** Skip server certificate verification. Off unless a user turns it on. */

@@ -167,6 +167,7 @@ export function tokenCacheKey(config: CloudConfig): string {
     config.authUrl.replace(/\/+$/, ''),
     authRequestBody(config),
     config.tls.caFile ?? null,
+    config.tls.caPem ?? null,
     config.tls.insecure,
   ]);
   return createHash('sha256').update(material).digest('hex');

@@ -129,6 +129,13 @@ describe('TLS', () => {
     await rm(dir, { recursive: true, force: true });
   });
 
+  it('trusts a server signed by a CA given as PEM text (a Secret key cacert), without a file', async () => {
+    const caPem = await readFile(join(dir, 'ca.pem'), 'utf8');
+    const client = await t.client(config(proxy.url, { caPem, insecure: false }));
+    const { token } = await client.session.token();
+    assert.equal(token.user.name, 'demo');
+  });
+
   it('trusts a server signed by the CA of tls.caFile', async () => {
     const client = await t.client(config(proxy.url, { caFile: join(dir, 'ca.pem'), insecure: false }));
     const { token } = await client.session.token();

@@ -56,6 +56,7 @@ async function readPem(
   which: FileKey,
   signal: AbortSignal | undefined,
 ): Promise<Buffer | undefined> {
+  if (which === 'caFile' && tls.caPem !== undefined) return Buffer.from(tls.caPem);
   const path = tls[which];
   if (path === undefined) return undefined;
   try {
