@@ -166,6 +166,32 @@ describe('network v2', () => {
     );
   });
 
+  it('filters subnets by IPv6 address and RA modes', async () => {
+    const v6 = await os.network.subnets.create({
+      network_id: net.id,
+      name: unique('client-v6'),
+      ip_version: 6,
+      cidr: 'fd00:6e7::/64',
+      ipv6_address_mode: 'slaac',
+      ipv6_ra_mode: 'slaac',
+    });
+    try {
+      const slaac = await os.network.subnets
+        .list({ network_id: net.id, ipv6_address_mode: 'slaac', ipv6_ra_mode: 'slaac' })
+        .all();
+      assert.deepEqual(
+        slaac.map((s) => s.id),
+        [v6.id],
+      );
+      const stateful = await os.network.subnets
+        .list({ network_id: net.id, ipv6_address_mode: 'dhcpv6-stateful' })
+        .all();
+      assert.deepEqual(stateful, []);
+    } finally {
+      await os.network.subnets.delete(v6.id);
+    }
+  });
+
   it('creates ports in bulk all or nothing', async () => {
     const first = await os.network.ports.create({ network_id: net.id, name: unique('client-bulk') });
     try {

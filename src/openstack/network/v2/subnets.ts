@@ -75,6 +75,8 @@ export interface SubnetListQuery extends ListParams, TagFilters {
   enable_dhcp?: boolean;
   subnetpool_id?: string;
   description?: string;
+  ipv6_address_mode?: 'slaac' | 'dhcpv6-stateful' | 'dhcpv6-stateless';
+  ipv6_ra_mode?: 'slaac' | 'dhcpv6-stateful' | 'dhcpv6-stateless';
 }
 
 export const subnets = neutronResource<Subnet, SubnetCreateOpts, SubnetUpdateOpts, SubnetListQuery>({

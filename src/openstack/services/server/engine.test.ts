@@ -1,0 +1,296 @@
+/**
+ * The server engine against the emulator: a machine with two ports (one a trunk), a root and a data
+ * volume, tags, metadata, user data and scheduler hints goes ACTIVE and is checked in Nova, Neutron
+ * and Cinder; removal leaves nothing; a server that ends in ERROR fails terminally and its ports
+ * are still cleaned; Nova refusing the create five times never makes a port more.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { addFault, clearFaults } from '../../core/testing/target.ts';
+import { ServerEngine } from './engine.ts';
+import type { ServerApi } from './api.ts';
+import {
+  BACKOFF,
+  census,
+  converge,
+  machineSpec,
+  openServerWorld,
+  Recorder,
+  teardown,
+  type ServerWorld,
+} from './testing/fixtures.ts';
+import type { EnsureResult } from './types.ts';
+
+describe('server engine', () => {
+  let w: ServerWorld;
+  let baseline: Awaited<ReturnType<typeof census>>;
+
+  before(async () => {
+    w = await openServerWorld();
+    baseline = await census(w);
+  });
+  after(async () => {
+    await w?.close();
+  });
+
+  it('creates a machine with two ports, a trunk, volumes, tags, user data and hints; removes it all', async () => {
+    const hints: unknown[] = [];
+    // Scheduler hints are not readable back from Nova: look at what the engine asks for.
+    const api: ServerApi = {
+      network: w.os.network,
+      blockStorage: w.os.blockStorage,
+      image: w.os.image,
+      compute: {
+        ...w.os.compute,
+        servers: {
+          ...w.os.compute.servers,
+          create: (server, o) => {
+            hints.push(o?.schedulerHints);
+            return w.os.compute.servers.create(server, o);
+          },
+        },
+      },
+    };
+    const engine = new ServerEngine(api, { backoff: BACKOFF });
+    const spec = machineSpec('worker-a');
+    const rec = new Recorder();
+
+    const first = await engine.ensure({ spec }, { record: rec.record });
+    assert.equal(first.phase, 'Pending');
+    assert.equal(first.phase === 'Pending' && first.reason, 'Resolved');
+    assert.deepEqual(first.actions, [], 'nothing is created before the resolved spec is recorded');
+    assert.equal(rec.calls.length, 1);
+    const resolved = rec.state.resolved!;
+    assert.deepEqual(
+      resolved.ports.map((p) => [p.name, p.networkID, p.trunk]),
+      [
+        ['worker-a-0', w.network.id, false],
+        ['worker-a-pods', w.trunkNetwork.id, true],
+      ],
+    );
+    assert.deepEqual(resolved.ports[0]!.fixedIPs, [{ subnet: w.subnet.id }]);
+    assert.deepEqual(resolved.ports[0]!.securityGroups, [w.securityGroup.id]);
+    assert.deepEqual(resolved.ports[0]!.tags, ['cluster-test', 'primary']);
+    assert.equal(resolved.serverGroupID, w.serverGroupId);
+    assert.deepEqual(
+      resolved.volumes!.map((v) => v.name),
+      ['worker-a-root', 'worker-a-etcd'],
+    );
+
+    const run = await converge(engine, spec, rec);
+    const ready = run.result;
+    assert.equal(ready.phase, 'Ready', JSON.stringify(ready));
+    if (ready.phase !== 'Ready') return;
+
+    // What was recorded, and in which order: each port before the next write, the server last.
+    const portIds = rec.state.resources!.ports.map((p) => p.id);
+    assert.equal(portIds.length, 2);
+    const firstWithPort = rec.calls.findIndex((c) => c.resources?.ports.length === 1);
+    const firstWithBoth = rec.calls.findIndex((c) => c.resources?.ports.length === 2);
+    const firstWithServer = rec.calls.findIndex((c) => c.instanceID !== undefined);
+    assert.ok(0 < firstWithPort && firstWithPort < firstWithBoth && firstWithBoth < firstWithServer);
+    assert.equal(rec.state.instanceID, ready.instanceID);
+
+    // Nova.
+    const server = await w.admin.compute.servers.get(ready.instanceID);
+    assert.equal(server.status, 'ACTIVE');
+    assert.equal(server.name, 'worker-a');
+    assert.deepEqual(server.tags, ['cluster-test']);
+    assert.deepEqual(server.metadata, { role: 'worker', cluster: 'test' });
+    assert.equal(server.key_name, 'capo');
+    assert.equal(server.config_drive, 'True');
+    assert.equal(server['OS-EXT-AZ:availability_zone'], 'nova');
+    assert.deepEqual(server.server_groups, [w.serverGroupId]);
+    assert.equal(server.image, '', 'booted from its root volume');
+    const userData = (server as unknown as Record<string, string>)['OS-EXT-SRV-ATTR:user_data']!;
+    assert.equal(Buffer.from(userData, 'base64').toString(), '#cloud-config\nhostname: worker-a\n');
+    assert.deepEqual(hints, [{ group: w.serverGroupId, 'capo-hint': 'a', spread: true, weight: 2 }]);
+
+    // Neutron.
+    const [p0, p1] = await Promise.all(portIds.map((id) => w.os.network.ports.get(id)));
+    assert.equal(p0!.name, 'worker-a-0');
+    assert.equal(p0!.description, 'machine port');
+    assert.equal(p0!.device_id, server.id);
+    assert.equal(p0!.fixed_ips[0]!.subnet_id, w.subnet.id);
+    assert.deepEqual(p0!.security_groups, [w.securityGroup.id]);
+    assert.deepEqual([...p0!.tags].sort(), ['cluster-test', 'primary']);
+    assert.equal(p1!.name, 'worker-a-pods');
+    assert.equal(p1!.network_id, w.trunkNetwork.id);
+    assert.equal(p1!.device_id, server.id);
+    assert.deepEqual(
+      p1!.allowed_address_pairs.map((p) => p.ip_address),
+      ['10.7.0.250'],
+    );
+    const trunks = await w.os.network.trunks.list({ port_id: p1!.id }).all();
+    assert.equal(trunks.length, 1);
+    assert.equal(trunks[0]!.name, 'worker-a-pods');
+    assert.deepEqual(trunks[0]!.tags, ['cluster-test']);
+    assert.equal((await w.os.network.trunks.list({ port_id: p0!.id }).all()).length, 0);
+
+    // Cinder.
+    const [root] = await w.os.blockStorage.volumes.list({ name: 'worker-a-root' }).all();
+    const [etcd] = await w.os.blockStorage.volumes.list({ name: 'worker-a-etcd' }).all();
+    assert.equal(root?.status, 'in-use');
+    assert.equal(root.bootable, 'true');
+    assert.equal(root.size, 2);
+    assert.equal(etcd?.status, 'in-use');
+    assert.equal(etcd.size, 1);
+    assert.deepEqual(
+      [...(server['os-extended-volumes:volumes_attached'] ?? [])].map((v) => v.id).sort(),
+      [root.id, etcd.id].sort(),
+    );
+
+    // Addresses as a Node shows them.
+    assert.deepEqual(
+      ready.addresses.map((a) => [a.type, a.network, a.address]).sort(),
+      [
+        ['InternalIP', 'machines', p0!.fixed_ips[0]!.ip_address],
+        ['InternalIP', 'pods', p1!.fixed_ips[0]!.ip_address],
+      ].sort(),
+    );
+
+    // Steady state: nothing written, one read of the server.
+    const again = await engine.ensure({ spec, ...rec.state }, { record: rec.record });
+    assert.equal(again.phase, 'Ready');
+    assert.deepEqual(again.actions, []);
+
+    const removal = await teardown(engine, 'worker-a', rec);
+    assert.equal(removal.result.phase, 'Ready', JSON.stringify(removal.result));
+    assert.deepEqual(await census(w), baseline, 'no server, port, trunk or volume left');
+  });
+
+  it('a server Nova puts in ERROR fails terminally with the fault; remove still cleans its ports', async () => {
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const spec = machineSpec('worker-err');
+    const rec = new Recorder();
+    await addFault(w.sim, { kind: 'error-on-create', service: 'nova', resource: 'server', times: 1 });
+    const r = (await converge(engine, spec, rec)).result;
+    assert.equal(r.phase, 'Failed', JSON.stringify(r));
+    if (r.phase !== 'Failed') return;
+    assert.equal(r.reason, 'InstanceError');
+    assert.equal(r.terminal, true);
+    assert.equal(r.instanceState, 'ERROR');
+    assert.match(r.message, /Exceeded maximum number of retries/);
+    assert.equal(rec.state.resources!.ports.length, 2, 'the ports stay recorded');
+
+    assert.equal((await teardown(engine, 'worker-err', rec)).result.phase, 'Ready');
+    assert.deepEqual(await census(w), baseline);
+  });
+
+  it('Nova refusing the create 5 times (500 NoValidHost) never makes a port more', async () => {
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const spec = machineSpec('worker-novalid', { volumes: false });
+    const rec = new Recorder();
+    await addFault(w.sim, {
+      kind: 'request',
+      service: 'nova',
+      operation: 'POST /v2.1/servers',
+      status: 500,
+      message: 'No valid host was found. There are not enough hosts available.',
+      times: 5,
+    });
+    try {
+      const failures: EnsureResult[] = [];
+      const ports: number[] = [];
+      for (let i = 0; i < 50 && failures.length < 5; i++) {
+        const r = await engine.ensure({ spec, ...rec.state }, { record: rec.record });
+        if (r.phase === 'Failed') {
+          failures.push(r);
+          ports.push((await census(w)).ports);
+        } else assert.equal(r.phase, 'Pending', JSON.stringify(r));
+      }
+      assert.equal(failures.length, 5);
+      for (const f of failures) {
+        assert.equal(f.phase === 'Failed' && f.reason, 'InstanceCreateFailed');
+        assert.equal(f.phase === 'Failed' && f.terminal, false);
+        assert.match(f.phase === 'Failed' ? f.message : '', /No valid host/);
+      }
+      assert.deepEqual(ports, Array(5).fill(baseline.ports + 2), 'exactly the spec’s two ports, every time');
+      assert.deepEqual(
+        failures.slice(1).map((f) => f.actions),
+        [[], [], [], []],
+        'a retry after a failed create writes nothing but the create',
+      );
+
+      const r = (await converge(engine, spec, rec)).result;
+      assert.equal(r.phase, 'Ready', JSON.stringify(r));
+      assert.equal((await census(w)).ports, baseline.ports + 2);
+      assert.equal((await census(w)).servers, baseline.servers + 1);
+    } finally {
+      await clearFaults(w.sim);
+    }
+    assert.equal((await teardown(engine, 'worker-novalid', rec)).result.phase, 'Ready');
+    assert.deepEqual(await census(w), baseline);
+  });
+
+  it('a SHUTOFF server is reported, not Ready, and not failed', async () => {
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const spec = machineSpec('worker-off', { volumes: false, trunkPort: false });
+    const rec = new Recorder();
+    const ready = (await converge(engine, spec, rec)).result;
+    assert.equal(ready.phase, 'Ready');
+    await w.os.compute.servers.stop(rec.state.instanceID!);
+    await w.os.compute.servers.waitForStatus(rec.state.instanceID!, 'SHUTOFF', {
+      intervalMs: 5,
+      timeoutMs: 10_000,
+    });
+    const r = await engine.ensure({ spec, ...rec.state }, { record: rec.record });
+    assert.equal(r.phase, 'Pending');
+    assert.equal(r.phase === 'Pending' && r.reason, 'InstanceNotReady');
+    assert.equal(r.phase === 'Pending' && r.instanceState, 'SHUTOFF');
+    assert.equal(r.phase === 'Pending' && r.retryAfterMs, engine.policy.idleMs);
+    assert.equal((await teardown(engine, 'worker-off', rec)).result.phase, 'Ready');
+    assert.deepEqual(await census(w), baseline);
+  });
+
+  it('remove deletes a trunk’s subports and their ports too', async () => {
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const spec = machineSpec('worker-sub', { volumes: false });
+    const rec = new Recorder();
+    assert.equal((await converge(engine, spec, rec)).result.phase, 'Ready');
+    const parent = rec.state.resources!.ports[1]!.id;
+    const [trunk] = await w.os.network.trunks.list({ port_id: parent }).all();
+    // What Kuryr does on a trunk: a pod port as a VLAN subport.
+    const pod = await w.os.network.ports.create({ network_id: w.trunkNetwork.id, name: 'pod-port' });
+    await w.os.network.trunks.addSubports(trunk!.id, [
+      { port_id: pod.id, segmentation_type: 'vlan', segmentation_id: 101 },
+    ]);
+    const removal = await teardown(engine, 'worker-sub', rec);
+    assert.equal(removal.result.phase, 'Ready', JSON.stringify(removal.result));
+    const actions = removal.results.flatMap((r) => r.actions);
+    assert.ok(actions.some((a) => a.resource === 'subports' && a.id === trunk!.id));
+    assert.ok(actions.some((a) => a.resource === 'port' && a.verb === 'delete' && a.id === pod.id));
+    assert.deepEqual(await census(w), baseline);
+  });
+
+  it('remove with nothing recorded, or only the resolved spec, touches nothing', async () => {
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const r = await engine.remove({ name: 'never' });
+    assert.equal(r.phase, 'Ready');
+    const rec = new Recorder();
+    const first = await engine.ensure({ spec: machineSpec('only-resolved') }, { record: rec.record });
+    assert.equal(first.phase === 'Pending' && first.reason, 'Resolved');
+    const removal = await teardown(engine, 'only-resolved', rec);
+    assert.equal(removal.result.phase, 'Ready');
+    assert.deepEqual(
+      removal.results.flatMap((x) => x.actions),
+      [],
+    );
+    assert.deepEqual(await census(w), baseline);
+  });
+
+  it('a recorded server that is gone fails terminally as InstanceNotFound', async () => {
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const spec = machineSpec('worker-gone', { volumes: false, trunkPort: false });
+    const rec = new Recorder();
+    assert.equal((await converge(engine, spec, rec)).result.phase, 'Ready');
+    await w.os.compute.servers.delete(rec.state.instanceID!);
+    await w.os.compute.servers.waitForDeleted(rec.state.instanceID!, { intervalMs: 5, timeoutMs: 10_000 });
+    const r = await engine.ensure({ spec, ...rec.state }, { record: rec.record });
+    assert.equal(r.phase, 'Failed');
+    assert.equal(r.phase === 'Failed' && r.reason, 'InstanceNotFound');
+    assert.equal(r.phase === 'Failed' && r.terminal, true);
+    assert.equal((await teardown(engine, 'worker-gone', rec)).result.phase, 'Ready');
+    assert.deepEqual(await census(w), baseline);
+  });
+});

@@ -1,0 +1,101 @@
+/**
+ * Building results, and turning what the cloud answered into one. Every answer with a status is a
+ * result (a 409 means "look again shortly", a 400 means "the request cannot work as asked"); only
+ * aborts and failures without an answer (connection, timeout, 5xx after the transport's retries)
+ * are thrown, for the caller's ordinary error backoff.
+ */
+import type { Server, ServerStatus } from '../../compute/v2/servers.ts';
+import { ApiVersionError, OpenStackHttpError } from '../../core/errors.ts';
+import type { BackoffPolicy } from './backoff.ts';
+import { DependencyError } from './errors.ts';
+import type { Action, Failed, FailedReason, Pending, PendingReason, ServerState } from './types.ts';
+
+/** Thrown inside a step to end the call with a Failed result. */
+export class StepFailure extends Error {
+  override readonly name = 'StepFailure';
+  readonly reason: FailedReason;
+  readonly terminal: boolean;
+
+  constructor(reason: FailedReason, message: string, terminal: boolean) {
+    super(message);
+    this.reason = reason;
+    this.terminal = terminal;
+  }
+}
+
+/** A step that cannot finish in this call: the caller is to look again after `retryAfterMs`. */
+export interface Wait {
+  reason: PendingReason;
+  retryAfterMs: number;
+  message: string;
+}
+
+/** What one call has done so far: its writes, and the state as last recorded. */
+export class Journal {
+  readonly actions: Action[] = [];
+  state: ServerState;
+
+  constructor(state: ServerState) {
+    this.state = state;
+  }
+
+  pending(
+    wait: Wait,
+    extra: { instanceState?: ServerStatus | undefined; server?: Server | undefined } = {},
+  ): Pending {
+    return { phase: 'Pending', ...wait, ...extra, actions: this.actions, state: this.state };
+  }
+
+  failed(
+    reason: FailedReason,
+    message: string,
+    terminal: boolean,
+    extra: { instanceState?: ServerStatus | undefined; server?: Server | undefined } = {},
+  ): Failed {
+    const { instanceState } = extra;
+    return {
+      phase: 'Failed',
+      reason,
+      message,
+      terminal,
+      ...(instanceState !== undefined ? { instanceState } : {}),
+      actions: this.actions,
+      state: this.state,
+    };
+  }
+}
+
+/** A typed failure or an OpenStack answer as a result; anything else is rethrown. */
+export function fromError(err: unknown, journal: Journal, policy: BackoffPolicy): Pending | Failed {
+  if (err instanceof StepFailure) return journal.failed(err.reason, err.message, err.terminal);
+  if (DependencyError.is(err)) return journal.failed('DependencyError', err.message, err.terminal);
+  if (ApiVersionError.is(err)) return journal.failed('InvalidRequest', err.message, true);
+  if (!OpenStackHttpError.is(err)) throw err;
+  const said = err.serviceMessage || err.message;
+  switch (err.status) {
+    case 404:
+    case 409:
+      // Something read a moment ago went away, or a second writer got there first: re-read.
+      return journal.pending({
+        reason: 'Conflict',
+        retryAfterMs: policy.initialMs,
+        message: `${err.method} ${err.url}: ${said}`,
+      });
+    case 429:
+    case 503:
+      return journal.pending({
+        reason: 'RateLimited',
+        retryAfterMs: err.retryAfterMs ?? policy.maxMs,
+        message: said,
+      });
+    case 400:
+    case 422:
+      return journal.failed('InvalidRequest', `${err.method} ${err.url}: ${said}`, true);
+    case 401:
+    case 403:
+      // Quotas are 403s in Nova: not terminal, a freed quota lets the next try through.
+      return journal.failed('Forbidden', `${err.method} ${err.url}: ${said}`, false);
+    default:
+      throw err;
+  }
+}

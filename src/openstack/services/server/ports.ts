@@ -1,0 +1,250 @@
+/**
+ * A server's ports and their trunks. Ports are found again by name + network (CAPO's rule, and the
+ * fix for CAPO #1404: a port is never created twice, however often the server create fails), and
+ * each port id is handed to the caller as soon as it exists. A trunk is found by its parent port.
+ */
+import { isNotFound, OpenStackHttpError } from '../../core/errors.ts';
+import type { Port, PortCreateOpts } from '../../network/v2/ports.ts';
+import type { Trunk } from '../../network/v2/trunks.ts';
+import type { ServerApi } from './api.ts';
+import type { StepContext } from './context.ts';
+import { StepFailure, type Wait } from './outcome.ts';
+import { defined, union } from './resolve.ts';
+import type { ResolvedPortSpec, ServerResources } from './types.ts';
+
+/** The ports named `name` on `networkID`; a name is not unique in Neutron, so several is possible. */
+async function portsNamed(api: ServerApi, spec: ResolvedPortSpec, signal: AbortSignal | undefined) {
+  const found = await api.network.ports
+    .list({ name: spec.name, network_id: spec.networkID }, { signal })
+    .all();
+  // Neutron's name filter is exact; the check keeps a cloud that disagrees from adopting a stranger.
+  return found.filter((p) => p.name === spec.name && p.network_id === spec.networkID);
+}
+
+function multiple(spec: ResolvedPortSpec, found: readonly Port[]): StepFailure {
+  return new StepFailure(
+    'MultiplePorts',
+    `${found.length} ports are named ${spec.name} on network ${spec.networkID} (${found.map((p) => p.id).join(', ')}); delete the extra ones`,
+    false,
+  );
+}
+
+/**
+ * Extends `resources.ports` in order with the ports found by name + network, stopping at the first
+ * missing one (ports are created in order, so what follows a missing port was never made). Returns
+ * whether anything was added; the caller records it before going on.
+ */
+export async function adoptPorts(
+  api: ServerApi,
+  desired: readonly ResolvedPortSpec[],
+  resources: ServerResources,
+  signal?: AbortSignal,
+): Promise<boolean> {
+  let grew = false;
+  for (let i = resources.ports.length; i < desired.length; i++) {
+    const spec = desired[i]!;
+    const found = await portsNamed(api, spec, signal);
+    if (found.length === 0) break;
+    if (found.length > 1) throw multiple(spec, found);
+    resources.ports.push({ id: found[0]!.id });
+    grew = true;
+  }
+  return grew;
+}
+
+/** Neutron's create body for a resolved port (without tags: many clouds refuse them at create). */
+export function portCreateBody(spec: ResolvedPortSpec): PortCreateOpts {
+  const secure = !spec.disablePortSecurity;
+  const profile: Record<string, unknown> = {};
+  if (spec.profile?.ovsHWOffload) profile['capabilities'] = ['switchdev'];
+  if (spec.profile?.trustedVF) profile['trusted'] = true;
+  const body: PortCreateOpts = {
+    network_id: spec.networkID,
+    name: spec.name,
+    ...defined({
+      description: spec.description,
+      admin_state_up: spec.adminStateUp,
+      mac_address: spec.macAddress,
+      'binding:host_id': spec.hostID,
+      propagate_uplink_status: spec.propagateUplinkStatus,
+    }),
+  };
+  if (spec.vnicType !== undefined)
+    body['binding:vnic_type'] = spec.vnicType as PortCreateOpts['binding:vnic_type'];
+  if (Object.keys(profile).length > 0) body['binding:profile'] = profile;
+  if (spec.fixedIPs.length > 0)
+    body.fixed_ips = spec.fixedIPs.map((f) => defined({ subnet_id: f.subnet, ip_address: f.ipAddress }));
+  if (spec.disablePortSecurity !== undefined) body.port_security_enabled = secure;
+  if (secure && spec.securityGroups.length > 0) body.security_groups = [...spec.securityGroups];
+  // Neutron refuses address pairs on a port without port security.
+  if (secure && spec.allowedAddressPairs?.length)
+    body.allowed_address_pairs = spec.allowedAddressPairs.map(
+      (p) => defined({ ip_address: p.ipAddress, mac_address: p.macAddress }) as { ip_address: string },
+    );
+  for (const v of spec.valueSpecs ?? []) body[v.key] = v.value;
+  return body;
+}
+
+/**
+ * The port of `spec`: by the recorded id, else by name + network, else created. `onPort` is called
+ * with the port as soon as its id is known, before tags and trunk, so the caller records it first.
+ * Then the tags are completed and, for a trunk port, the trunk (named like the port, same tags).
+ */
+export async function ensurePort(
+  ctx: StepContext,
+  spec: ResolvedPortSpec,
+  recordedID: string | undefined,
+  onPort: (port: Port) => Promise<void>,
+): Promise<Port> {
+  const { api, signal, journal } = ctx;
+  let port: Port;
+  if (recordedID !== undefined) {
+    try {
+      port = await api.network.ports.get(recordedID, { signal });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      throw new StepFailure(
+        'PortNotFound',
+        `port ${recordedID} (${spec.name}) was recorded but is gone; it was deleted outside the controller`,
+        true,
+      );
+    }
+  } else {
+    const found = await portsNamed(api, spec, signal);
+    if (found.length > 1) throw multiple(spec, found);
+    if (found[0]) {
+      port = found[0];
+    } else {
+      port = await api.network.ports.create(portCreateBody(spec), { signal });
+      journal.actions.push({ verb: 'create', resource: 'port', id: port.id, name: port.name });
+    }
+  }
+  await onPort(port);
+
+  if (!spec.tags.every((t) => port.tags.includes(t))) {
+    const tags = union(port.tags, spec.tags);
+    await api.network.tags.replace('ports', port.id, tags, { signal });
+    journal.actions.push({ verb: 'tag', resource: 'port', id: port.id, name: port.name });
+    port = { ...port, tags };
+  }
+  if (spec.trunk) await ensureTrunk(ctx, spec, port);
+  return port;
+}
+
+async function ensureTrunk(ctx: StepContext, spec: ResolvedPortSpec, port: Port): Promise<Trunk> {
+  const { api, signal, journal } = ctx;
+  const [found] = await api.network.trunks.list({ port_id: port.id }, { signal }).all();
+  let trunk: Trunk;
+  if (found) {
+    trunk = found;
+  } else {
+    if (!(await api.network.extensions.has('trunk', { signal })))
+      throw new StepFailure(
+        'InvalidRequest',
+        `port ${spec.name} asks for a trunk, but Neutron has no trunk extension`,
+        true,
+      );
+    trunk = await api.network.trunks.create(
+      { port_id: port.id, name: spec.name, ...defined({ description: spec.description }) },
+      { signal },
+    );
+    journal.actions.push({ verb: 'create', resource: 'trunk', id: trunk.id, name: trunk.name });
+  }
+  if (!spec.tags.every((t) => trunk.tags.includes(t))) {
+    const tags = union(trunk.tags, spec.tags);
+    await api.network.tags.replace('trunks', trunk.id, tags, { signal });
+    journal.actions.push({ verb: 'tag', resource: 'trunk', id: trunk.id, name: trunk.name });
+    trunk = { ...trunk, tags };
+  }
+  return trunk;
+}
+
+/** How many times one call re-reads after Neutron says the port became a trunk parent meanwhile. */
+const TRUNK_PARENT_ATTEMPTS = 3;
+
+const isTrunkParent = (err: unknown) =>
+  OpenStackHttpError.is(err) && err.status === 409 && err.errorType === 'PortInUseAsTrunkParent';
+
+/**
+ * Deletes a port and the trunk it is the parent of: the subports are detached and their ports
+ * deleted too (CAPO does the same: nothing else would ever delete them), then the trunk, then the
+ * port. Whatever is already gone is fine. A conflict (a subport still detaching, a trunk that
+ * appeared since the read) is re-read a bounded number of times, then left for the next call as a
+ * Wait — never slept on. Returns undefined once the port is gone.
+ */
+export async function deletePortAndTrunk(ctx: StepContext, portID: string): Promise<Wait | undefined> {
+  const { api, signal, journal, policy } = ctx;
+  const conflict = (what: string, err: unknown): Wait => ({
+    reason: 'Conflict',
+    retryAfterMs: policy.initialMs,
+    message: `${what}: ${err instanceof Error ? err.message : String(err)}`,
+  });
+  for (let attempt = 0; attempt < TRUNK_PARENT_ATTEMPTS; attempt++) {
+    const trunks = await api.network.trunks.list({ port_id: portID }, { signal }).all();
+    for (const trunk of trunks) {
+      const wait = await deleteTrunk(ctx, trunk, conflict);
+      if (wait) return wait;
+    }
+    try {
+      await api.network.ports.delete(portID, { signal });
+      journal.actions.push({ verb: 'delete', resource: 'port', id: portID });
+      return undefined;
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      if (isTrunkParent(err)) continue;
+      if (OpenStackHttpError.is(err) && err.status === 409) return conflict(`port ${portID}`, err);
+      throw err;
+    }
+  }
+  return {
+    reason: 'Conflict',
+    retryAfterMs: policy.initialMs,
+    message: `port ${portID} keeps being a trunk parent after ${TRUNK_PARENT_ATTEMPTS} reads`,
+  };
+}
+
+async function deleteTrunk(
+  ctx: StepContext,
+  trunk: Trunk,
+  conflict: (what: string, err: unknown) => Wait,
+): Promise<Wait | undefined> {
+  const { api, signal, journal } = ctx;
+  const subports = trunk.sub_ports.map((s) => s.port_id);
+  if (subports.length > 0) {
+    try {
+      await api.network.trunks.removeSubports(
+        trunk.id,
+        subports.map((port_id) => ({ port_id })),
+        { signal },
+      );
+      journal.actions.push({ verb: 'detach', resource: 'subports', id: trunk.id, name: trunk.name });
+    } catch (err) {
+      // 404: the trunk or a subport went meanwhile (another remover); the next read shows what is left.
+      if (isNotFound(err)) return conflict(`trunk ${trunk.id} subports`, err);
+      if (OpenStackHttpError.is(err) && err.status === 409)
+        return conflict(`trunk ${trunk.id} subports`, err);
+      throw err;
+    }
+    for (const id of subports) {
+      try {
+        await api.network.ports.delete(id, { signal });
+        journal.actions.push({ verb: 'delete', resource: 'port', id });
+      } catch (err) {
+        if (isNotFound(err)) continue;
+        // Still a subport somewhere (re-added by its owner): leave it to the next call.
+        if (OpenStackHttpError.is(err) && err.status === 409) return conflict(`subport ${id}`, err);
+        throw err;
+      }
+    }
+  }
+  try {
+    await api.network.trunks.delete(trunk.id, { signal });
+    journal.actions.push({ verb: 'delete', resource: 'trunk', id: trunk.id, name: trunk.name });
+  } catch (err) {
+    if (isNotFound(err)) return undefined;
+    // TrunkInUse (the parent is still bound), or subports added meanwhile.
+    if (OpenStackHttpError.is(err) && err.status === 409) return conflict(`trunk ${trunk.id}`, err);
+    throw err;
+  }
+  return undefined;
+}

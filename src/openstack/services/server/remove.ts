@@ -1,0 +1,75 @@
+/**
+ * remove(): one call towards "nothing left". It works from what was recorded and the names derived
+ * from it — never from the spec, which may have changed since (the bastion's old bug):
+ *   no resolved and no instance id → nothing was ever created (the create path records resolved first);
+ *   adopt again (ports by name + network, the server by name) and record what was found;
+ *   the server: delete, then wait for 404 / DELETED / SOFT_DELETED (Nova takes its volumes along);
+ *   the volumes of the derived names that are left (the create failed, or never happened);
+ *   each port with its trunk and subports.
+ */
+import type { Server } from '../../compute/v2/servers.ts';
+import type { EngineContext, StepContext } from './context.ts';
+import { fromError, Journal } from './outcome.ts';
+import { adoptPorts, deletePortAndTrunk } from './ports.ts';
+import { deleteServer, findServerByName, getServer } from './server.ts';
+import { copyState } from './state.ts';
+import type { CallOptions, RemoveInput, RemoveResult, ServerState } from './types.ts';
+import { deleteVolumes } from './volumes.ts';
+
+export async function removeServer(
+  engine: EngineContext,
+  input: RemoveInput,
+  options: CallOptions = {},
+): Promise<RemoveResult> {
+  const state = copyState(input);
+  const journal = new Journal(state);
+  const ctx: StepContext = { ...engine, journal, signal: options.signal };
+  const record = async () => {
+    await options.record?.(copyState(state));
+  };
+  try {
+    return await steps(ctx, input.name, state, record);
+  } catch (err) {
+    return fromError(err, journal, engine.policy);
+  }
+}
+
+async function steps(
+  ctx: StepContext,
+  name: string,
+  state: ServerState,
+  record: () => Promise<void>,
+): Promise<RemoveResult> {
+  const { api, journal, signal } = ctx;
+  const gone = (): RemoveResult => ({ phase: 'Ready', actions: journal.actions, state: journal.state });
+  const { resolved } = state;
+  if (!resolved && state.instanceID === undefined) return gone();
+
+  const resources = (state.resources ??= { ports: [] });
+  if (resolved && (await adoptPorts(api, resolved.ports, resources, signal))) await record();
+
+  let server: Server | undefined;
+  if (state.instanceID !== undefined) {
+    server = await getServer(ctx, state.instanceID);
+  } else {
+    server = await findServerByName(ctx, name);
+    if (server) {
+      state.instanceID = server.id;
+      await record();
+    }
+  }
+  const serverLeft = server && (await deleteServer(ctx, server));
+  if (serverLeft) return journal.pending(serverLeft);
+
+  const volumesLeft = await deleteVolumes(
+    ctx,
+    (resolved?.volumes ?? []).map((v) => v.name),
+  );
+  if (volumesLeft) return journal.pending(volumesLeft);
+
+  for (const port of resources.ports) {
+    const wait = await deletePortAndTrunk(ctx, port.id);
+    if (wait) return journal.pending(wait);
+  }
+  return gone();
+}

@@ -1,0 +1,294 @@
+/**
+ * resolveServerSpec: every lookup a spec asks for, done once before anything is created. A filter
+ * must match exactly one object (none: a DependencyError naming the filter; several: one listing
+ * the ids). Ids given as ids are used as they are: Nova and Neutron refuse a wrong one at create.
+ * The result is what the caller records; ports and volumes are created, found and deleted from it.
+ */
+import type { TagFilters } from '../../core/resource.ts';
+import type { ServerApi } from './api.ts';
+import { DependencyError } from './errors.ts';
+import { blockDeviceVolumeName, portName, rootVolumeName } from './names.ts';
+import type {
+  ImageParam,
+  NetworkParam,
+  NeutronTagFilter,
+  ResolvedFixedIP,
+  ResolvedPortSpec,
+  ResolvedServerSpec,
+  ResolvedVolumeSpec,
+  SecurityGroupParam,
+  ServerGroupParam,
+  ServerSpec,
+  SubnetParam,
+  VolumeAvailabilityZone,
+} from './types.ts';
+
+/** Lookups made once per resolve, however many ports share a network or a security group. */
+type Memo = Map<string, Promise<string>>;
+
+function memo(cache: Memo, key: unknown, lookup: () => Promise<string>): Promise<string> {
+  const k = JSON.stringify(key);
+  let p = cache.get(k);
+  if (!p) {
+    p = lookup();
+    cache.set(k, p);
+  }
+  return p;
+}
+
+export async function resolveServerSpec(
+  api: ServerApi,
+  spec: ServerSpec,
+  signal?: AbortSignal,
+): Promise<ResolvedServerSpec> {
+  validate(spec);
+  const cache: Memo = new Map();
+  const o = { signal };
+  const imageID = await resolveImage(api, spec.image, o);
+  const flavorID = await resolveFlavor(api, spec, o);
+  const serverGroupID = spec.serverGroup ? await resolveServerGroup(api, spec.serverGroup, o) : undefined;
+  const serverGroups = await resolveSecurityGroups(api, cache, spec.securityGroups ?? [], o);
+
+  const ports: ResolvedPortSpec[] = [];
+  for (const [index, port] of spec.ports.entries()) {
+    const name = portName(spec.name, index, port.nameSuffix);
+    if (!port.network)
+      throw new DependencyError('network', 'Invalid', `port ${name} has no network; every port needs one`);
+    const network = port.network;
+    const networkID = await memo(cache, ['network', network], () => resolveNetwork(api, network, o));
+    const fixedIPs: ResolvedFixedIP[] = [];
+    for (const ip of port.fixedIPs ?? []) {
+      const subnet = ip.subnet;
+      const subnetID = subnet
+        ? await memo(cache, ['subnet', networkID, subnet], () => resolveSubnet(api, networkID, subnet, o))
+        : undefined;
+      fixedIPs.push({
+        ...(subnetID !== undefined ? { subnet: subnetID } : {}),
+        ...(ip.ipAddress !== undefined ? { ipAddress: ip.ipAddress } : {}),
+      });
+    }
+    const own = await resolveSecurityGroups(api, cache, port.securityGroups ?? [], o);
+    if (port.disablePortSecurity && own.length > 0)
+      throw new DependencyError(
+        'security group',
+        'Invalid',
+        `port ${name} disables port security but names security groups; Neutron refuses both`,
+      );
+    ports.push({
+      name,
+      ...(port.description !== undefined ? { description: port.description } : {}),
+      networkID,
+      tags: union(spec.tags ?? [], port.tags ?? []),
+      trunk: port.trunk ?? spec.trunk ?? false,
+      fixedIPs,
+      securityGroups: port.disablePortSecurity ? [] : union(own, serverGroups),
+      ...defined({
+        adminStateUp: port.adminStateUp,
+        macAddress: port.macAddress,
+        allowedAddressPairs: port.allowedAddressPairs?.map((p) => ({ ...p })),
+        hostID: port.hostID,
+        vnicType: port.vnicType,
+        profile: port.profile ? { ...port.profile } : undefined,
+        disablePortSecurity: port.disablePortSecurity,
+        propagateUplinkStatus: port.propagateUplinkStatus,
+        valueSpecs: port.valueSpecs?.map((v) => ({ ...v })),
+      }),
+    });
+  }
+
+  return {
+    imageID,
+    flavorID,
+    ...(serverGroupID !== undefined ? { serverGroupID } : {}),
+    ports,
+    volumes: volumeSpecs(spec),
+  };
+}
+
+/** The volumes the spec asks for, root first, with their derived names. */
+export function volumeSpecs(spec: ServerSpec): ResolvedVolumeSpec[] {
+  const out: ResolvedVolumeSpec[] = [];
+  const zone = (az: VolumeAvailabilityZone | undefined) =>
+    az?.from === 'Name' ? az.name : spec.availabilityZone;
+  if (spec.rootVolume) {
+    out.push({
+      name: rootVolumeName(spec.name),
+      root: true,
+      sizeGiB: spec.rootVolume.sizeGiB,
+      ...defined({ type: spec.rootVolume.type, availabilityZone: zone(spec.rootVolume.availabilityZone) }),
+    });
+  }
+  for (const bd of spec.additionalBlockDevices ?? []) {
+    if (bd.storage.type !== 'Volume') continue;
+    out.push({
+      name: blockDeviceVolumeName(spec.name, bd.name),
+      root: false,
+      sizeGiB: bd.sizeGiB,
+      tag: bd.name,
+      ...defined({
+        type: bd.storage.volume?.type,
+        availabilityZone: zone(bd.storage.volume?.availabilityZone),
+      }),
+    });
+  }
+  return out;
+}
+
+function validate(spec: ServerSpec): void {
+  const invalid = (message: string) => new DependencyError('server', 'Invalid', message);
+  if (!spec.name) throw invalid('the server has no name');
+  if (spec.ports.length === 0) throw invalid(`server ${spec.name} has no ports; at least one is required`);
+  const names = new Set<string>();
+  for (const [i, p] of spec.ports.entries()) {
+    const name = portName(spec.name, i, p.nameSuffix);
+    if (names.has(name)) throw invalid(`two ports are named ${name}; give them distinct nameSuffix`);
+    names.add(name);
+  }
+  const devices = new Set<string>();
+  for (const bd of spec.additionalBlockDevices ?? []) {
+    if (bd.name === 'root') throw invalid('an additional block device cannot be named "root"');
+    if (devices.has(bd.name)) throw invalid(`two additional block devices are named ${bd.name}`);
+    devices.add(bd.name);
+    if (!(bd.sizeGiB >= 1)) throw invalid(`block device ${bd.name} needs sizeGiB >= 1`);
+  }
+  if (spec.rootVolume && !(spec.rootVolume.sizeGiB >= 1)) throw invalid('the root volume needs sizeGiB >= 1');
+}
+
+async function resolveImage(api: ServerApi, image: ImageParam, o: { signal?: AbortSignal | undefined }) {
+  if ('id' in image) return image.id;
+  const { name, tags } = image.filter;
+  if (name === undefined && (tags?.length ?? 0) === 0)
+    throw new DependencyError('image', 'Invalid', 'the image filter is empty; give a name, tags or an id');
+  const found = await api.image.images
+    .list({ ...(name !== undefined ? { name } : {}), ...(tags?.length ? { tag: tags } : {}) }, o)
+    .all();
+  return DependencyError.exactlyOne('image', describe('filter', image.filter), ids(found));
+}
+
+async function resolveFlavor(api: ServerApi, spec: ServerSpec, o: { signal?: AbortSignal | undefined }) {
+  const { flavor } = spec;
+  if ('id' in flavor) return flavor.id;
+  const found = await api.compute.flavors.findByName(flavor.name, o);
+  if (!found) throw new DependencyError('flavor', 'NotFound', `no flavor is named "${flavor.name}"`);
+  return found.id;
+}
+
+async function resolveServerGroup(
+  api: ServerApi,
+  group: ServerGroupParam,
+  o: { signal?: AbortSignal | undefined },
+) {
+  if ('id' in group) return group.id;
+  // Nova has no name filter on server groups.
+  const all = await api.compute.serverGroups.list({}, o);
+  return DependencyError.exactlyOne(
+    'server group',
+    describe('filter', group.filter),
+    ids(all.filter((g) => g.name === group.filter.name)),
+  );
+}
+
+async function resolveNetwork(
+  api: ServerApi,
+  network: NetworkParam,
+  o: { signal?: AbortSignal | undefined },
+) {
+  if ('id' in network) return network.id;
+  const f = network.filter;
+  const query = {
+    ...defined({ name: f.name, description: f.description, project_id: f.projectID }),
+    ...tagQuery(f),
+  };
+  if (Object.keys(query).length === 0)
+    throw new DependencyError('network', 'Invalid', 'a network filter is empty; give a name, tags or an id');
+  const found = await api.network.networks.list(query, o).all();
+  return DependencyError.exactlyOne('network', describe('filter', f), ids(found));
+}
+
+async function resolveSubnet(
+  api: ServerApi,
+  networkID: string,
+  subnet: SubnetParam,
+  o: { signal?: AbortSignal | undefined },
+) {
+  if ('id' in subnet) return subnet.id;
+  const f = subnet.filter;
+  const found = await api.network.subnets
+    .list(
+      {
+        network_id: networkID,
+        ...defined({
+          name: f.name,
+          description: f.description,
+          project_id: f.projectID,
+          ip_version: f.ipVersion,
+          gateway_ip: f.gatewayIP,
+          cidr: f.cidr,
+          ipv6_address_mode: f.ipv6AddressMode,
+          ipv6_ra_mode: f.ipv6RAMode,
+        }),
+        ...tagQuery(f),
+      },
+      o,
+    )
+    .all();
+  return DependencyError.exactlyOne('subnet', `${describe('filter', f)} on network ${networkID}`, ids(found));
+}
+
+async function resolveSecurityGroups(
+  api: ServerApi,
+  cache: Memo,
+  groups: readonly SecurityGroupParam[],
+  o: { signal?: AbortSignal | undefined },
+): Promise<string[]> {
+  const out: string[] = [];
+  for (const group of groups) {
+    const id = await memo(cache, ['security group', group], async () => {
+      if ('id' in group) return group.id;
+      const f = group.filter;
+      const query = {
+        ...defined({ name: f.name, description: f.description, project_id: f.projectID }),
+        ...tagQuery(f),
+      };
+      if (Object.keys(query).length === 0)
+        throw new DependencyError('security group', 'Invalid', 'a security group filter is empty');
+      const found = await api.network.securityGroups.list(query, o).all();
+      return DependencyError.exactlyOne('security group', describe('filter', f), ids(found));
+    });
+    out.push(id);
+  }
+  return union(out);
+}
+
+function tagQuery(f: NeutronTagFilter): TagFilters {
+  const out: TagFilters = {};
+  if (f.tags?.length) out.tags = f.tags;
+  if (f.tagsAny?.length) out['tags-any'] = f.tagsAny;
+  if (f.notTags?.length) out['not-tags'] = f.notTags;
+  if (f.notTagsAny?.length) out['not-tags-any'] = f.notTagsAny;
+  return out;
+}
+
+const ids = (list: readonly { id: string }[]) => list.map((x) => x.id);
+
+/** `filter {name: "x", tags: [a,b]}` for messages. */
+function describe(what: string, filter: object): string {
+  const parts = Object.entries(filter)
+    .filter(([, v]) => v !== undefined && !(Array.isArray(v) && v.length === 0))
+    .map(([k, v]) => `${k}: ${JSON.stringify(v)}`);
+  return `${what} {${parts.join(', ')}}`;
+}
+
+/** The unique values, in first-seen order. */
+export function union<T>(...lists: readonly (readonly T[])[]): T[] {
+  return [...new Set(lists.flat())];
+}
+
+/** The object without its undefined fields. */
+export function defined<T extends Record<string, unknown>>(
+  o: T,
+): { [K in keyof T]?: Exclude<T[K], undefined> } {
+  return Object.fromEntries(Object.entries(o).filter(([, v]) => v !== undefined)) as {
+    [K in keyof T]?: Exclude<T[K], undefined>;
+  };
+}

@@ -1,0 +1,133 @@
+/**
+ * The Cinder volumes a server boots from or carries (`<server>-root`, `<server>-<device>`), made
+ * before the server and handed to Nova with delete_on_termination, so Nova deletes them with it.
+ * They are never recorded by id: a name finds them again after a crash, and `deleteVolumes` sweeps
+ * them when no server took them along (the create failed, or the process died before it).
+ */
+import type { Volume, VolumeStatus } from '../../blockstorage/v3/volumes.ts';
+import { isNotFound, OpenStackHttpError } from '../../core/errors.ts';
+import { waitHint } from './backoff.ts';
+import type { StepContext } from './context.ts';
+import { StepFailure, type Wait } from './outcome.ts';
+import { defined } from './resolve.ts';
+import type { ResolvedVolumeSpec } from './types.ts';
+
+async function volumesNamed(ctx: StepContext, name: string): Promise<Volume[]> {
+  const found = await ctx.api.blockStorage.volumes.list({ name }, { signal: ctx.signal }).all();
+  return found.filter((v) => v.name === name);
+}
+
+/** Cinder is still working on these; they may end `available`. */
+const BUSY: ReadonlySet<VolumeStatus> = new Set([
+  'creating',
+  'downloading',
+  'reserved',
+  'attaching',
+  'detaching',
+  'deleting',
+  'extending',
+  'retyping',
+]);
+
+/**
+ * Gets or creates every volume; their ids by name once all are `available`, else a Wait (creating)
+ * or a StepFailure (`error`, several of one name, or taken by another server).
+ */
+export async function ensureVolumes(
+  ctx: StepContext,
+  specs: readonly ResolvedVolumeSpec[],
+  imageID: string,
+): Promise<{ ids: Map<string, string> } | Wait> {
+  const { api, signal, journal, policy } = ctx;
+  const ids = new Map<string, string>();
+  let oldestBusy: string | undefined;
+  const busy = (v: Volume) => {
+    if (oldestBusy === undefined || v.created_at < oldestBusy) oldestBusy = v.created_at;
+  };
+  for (const spec of specs) {
+    const found = await volumesNamed(ctx, spec.name);
+    if (found.length > 1)
+      throw new StepFailure(
+        'MultipleVolumes',
+        `${found.length} volumes are named ${spec.name} (${found.map((v) => v.id).join(', ')}); delete the extra ones`,
+        false,
+      );
+    let volume = found[0];
+    if (!volume) {
+      volume = await api.blockStorage.volumes.create(
+        {
+          name: spec.name,
+          size: spec.sizeGiB,
+          ...defined({ volume_type: spec.type, availability_zone: spec.availabilityZone }),
+          ...(spec.root ? { imageRef: imageID } : {}),
+        },
+        { signal },
+      );
+      journal.actions.push({ verb: 'create', resource: 'volume', id: volume.id, name: spec.name });
+    }
+    switch (volume.status) {
+      case 'available':
+        ids.set(spec.name, volume.id);
+        break;
+      case 'error':
+        throw new StepFailure(
+          'VolumeError',
+          `volume ${volume.id} (${spec.name}) is in error; delete it to have it made again`,
+          false,
+        );
+      case 'in-use':
+        throw new StepFailure(
+          'VolumeError',
+          `volume ${volume.id} (${spec.name}) is attached to ${volume.attachments.map((a) => a.server_id).join(', ') || 'another server'}`,
+          false,
+        );
+      default:
+        if (!BUSY.has(volume.status))
+          throw new StepFailure(
+            'VolumeError',
+            `volume ${volume.id} (${spec.name}) is ${volume.status}`,
+            false,
+          );
+        busy(volume);
+    }
+  }
+  if (oldestBusy === undefined) return { ids };
+  return {
+    reason: 'VolumeCreating',
+    retryAfterMs: waitHint(oldestBusy, ctx.now(), policy),
+    message: `${specs.length - ids.size} of ${specs.length} volumes are not available yet`,
+  };
+}
+
+/**
+ * Deletes the volumes of these names; undefined once none is left. Only used with no server left:
+ * one being deleted may still hold them (Nova detaches, then deletes them itself), so attached and
+ * busy volumes are waited for, not forced.
+ */
+export async function deleteVolumes(ctx: StepContext, names: readonly string[]): Promise<Wait | undefined> {
+  const { api, signal, journal, policy } = ctx;
+  const waiting: string[] = [];
+  for (const name of names) {
+    for (const volume of await volumesNamed(ctx, name)) {
+      if (BUSY.has(volume.status) || volume.status === 'in-use') {
+        waiting.push(`${name} is ${volume.status}`);
+        continue;
+      }
+      try {
+        await api.blockStorage.volumes.delete(volume.id, { signal });
+        journal.actions.push({ verb: 'delete', resource: 'volume', id: volume.id, name });
+        waiting.push(`${name} is deleting`);
+      } catch (err) {
+        if (isNotFound(err)) continue;
+        // A 400 is Cinder's "status must be available or error": it changed since the read.
+        if (OpenStackHttpError.is(err) && (err.status === 400 || err.status === 409)) {
+          waiting.push(`${name}: ${err.serviceMessage}`);
+          continue;
+        }
+        throw err;
+      }
+    }
+  }
+  if (waiting.length === 0) return undefined;
+  return { reason: 'Deleting', retryAfterMs: policy.initialMs, message: `volumes: ${waiting.join('; ')}` };
+}
