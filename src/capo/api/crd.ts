@@ -1,0 +1,137 @@
+/**
+ * A kind declared once: its root schema (from which its TypeScript type is inferred), its REST
+ * mapping for the client and controllers, and the CustomResourceDefinition that serves it.
+ */
+import type { V1ObjectMeta } from '@kubernetes/client-node';
+import { resourceType, type ResourceType } from '../../kube/resource.ts';
+import { canonical, object, type OpenAPISchema, Schema, string } from './schema.ts';
+
+export interface PrinterColumn {
+  name: string;
+  type: 'string' | 'integer' | 'number' | 'boolean' | 'date';
+  jsonPath: string;
+  description?: string;
+  priority?: number;
+}
+
+/** The object schema of a kind: apiVersion, kind, metadata, spec and (optionally) status. */
+export function kubeObject<Spec, Status = never, const SpecRequired extends boolean = true>(parts: {
+  description: string;
+  spec: Schema<Spec>;
+  status?: Schema<Status>;
+  /**
+   * Whether an object without spec is refused. True for kinds whose spec has required fields:
+   * such an object could never be reconciled anyway.
+   */
+  specRequired?: SpecRequired;
+}) {
+  const metadata = new Schema<V1ObjectMeta>({ type: 'object' });
+  const props = {
+    apiVersion: string({ description: 'The versioned schema of this representation of an object.' }),
+    kind: string({ description: 'The REST resource this object represents, in CamelCase.' }),
+    metadata,
+    spec: parts.spec,
+    ...(parts.status ? { status: parts.status } : {}),
+  };
+  const required = parts.specRequired === false ? [] : (['spec'] as const);
+  type Root = {
+    apiVersion?: string;
+    kind?: string;
+    metadata?: V1ObjectMeta;
+    status?: Status;
+  } & (SpecRequired extends false ? { spec?: Spec } : { spec: Spec });
+  return object(props, { required, description: parts.description }) as unknown as Schema<Root>;
+}
+
+export interface KindDefinition<T> {
+  group: string;
+  version: string;
+  kind: string;
+  plural: string;
+  scope: 'Namespaced' | 'Cluster';
+  shortNames?: readonly string[];
+  categories?: readonly string[];
+  labels?: Readonly<Record<string, string>>;
+  statusSubresource: boolean;
+  printerColumns?: readonly PrinterColumn[];
+  schema: Schema<T>;
+}
+
+export interface Kind<T extends object> {
+  readonly definition: KindDefinition<T>;
+  readonly schema: Schema<T>;
+  /** The REST mapping for KubeClient, caches and controllers. */
+  readonly resource: ResourceType<T>;
+  /** `<plural>.<group>`, the name of the CRD. */
+  readonly crdName: string;
+}
+
+export function defineKind<T extends object>(def: KindDefinition<T>): Kind<T> {
+  return Object.freeze({
+    definition: def,
+    schema: def.schema,
+    resource: resourceType<T>({
+      apiVersion: `${def.group}/${def.version}`,
+      kind: def.kind,
+      plural: def.plural,
+      namespaced: def.scope === 'Namespaced',
+    }),
+    crdName: `${def.plural}.${def.group}`,
+  });
+}
+
+/** The object type of a kind. */
+export type ObjectOfKind<K> = K extends Kind<infer T> ? T : never;
+
+export interface CustomResourceDefinition {
+  apiVersion: 'apiextensions.k8s.io/v1';
+  kind: 'CustomResourceDefinition';
+  metadata: { name: string; labels?: Record<string, string> };
+  spec: {
+    group: string;
+    names: {
+      kind: string;
+      listKind: string;
+      plural: string;
+      singular: string;
+      shortNames?: string[];
+      categories?: string[];
+    };
+    scope: 'Namespaced' | 'Cluster';
+    versions: {
+      name: string;
+      served: boolean;
+      storage: boolean;
+      schema: { openAPIV3Schema: OpenAPISchema };
+      subresources?: { status: Record<string, never> };
+      additionalPrinterColumns?: PrinterColumn[];
+    }[];
+  };
+}
+
+/** The apiextensions.k8s.io/v1 CRD that serves a kind (one served, stored version). */
+export function customResourceDefinition<T extends object>(kind: Kind<T>): CustomResourceDefinition {
+  const d = kind.definition;
+  const names: CustomResourceDefinition['spec']['names'] = {
+    kind: d.kind,
+    listKind: `${d.kind}List`,
+    plural: d.plural,
+    singular: d.kind.toLowerCase(),
+  };
+  if (d.shortNames?.length) names.shortNames = [...d.shortNames];
+  if (d.categories?.length) names.categories = [...d.categories];
+  const version: CustomResourceDefinition['spec']['versions'][number] = {
+    name: d.version,
+    served: true,
+    storage: true,
+    schema: { openAPIV3Schema: canonical(d.schema.node) },
+  };
+  if (d.statusSubresource) version.subresources = { status: {} };
+  if (d.printerColumns?.length) version.additionalPrinterColumns = d.printerColumns.map((c) => ({ ...c }));
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: kind.crdName, ...(d.labels ? { labels: { ...d.labels } } : {}) },
+    spec: { group: d.group, names, scope: d.scope, versions: [version] },
+  };
+}

@@ -1,0 +1,113 @@
+/**
+ * The CAPO API: CAPO v0.14's kinds (v1beta1 OpenStackCluster, OpenStackClusterTemplate,
+ * OpenStackMachine, OpenStackMachineTemplate; v1alpha1 OpenStackServer, OpenStackFloatingIPPool,
+ * OpenStackClusterIdentity) and the Cluster API Cluster and Machine the controllers read, each
+ * declared once in code (see docs/capo.md#api).
+ */
+export {
+  capoKinds,
+  customResourceDefinitions,
+  ALL_KINDS,
+  INFRASTRUCTURE_GROUP,
+  CLUSTER_API_GROUP,
+  openStackCluster,
+  openStackClusterTemplate,
+  openStackMachine,
+  openStackMachineTemplate,
+  openStackServer,
+  openStackFloatingIPPool,
+  openStackClusterIdentity,
+  cluster,
+  machine,
+  type OpenStackCluster,
+  type OpenStackClusterTemplate,
+  type OpenStackMachine,
+  type OpenStackMachineTemplate,
+  type OpenStackServer,
+  type OpenStackFloatingIPPool,
+  type OpenStackClusterIdentity,
+  type Cluster,
+  type Machine,
+} from './kinds.ts';
+export type {
+  OpenStackClusterSpec,
+  OpenStackClusterStatus,
+  Bastion,
+  SecurityGroupRuleSpec,
+} from './openstackcluster.ts';
+export type {
+  OpenStackMachineSpec,
+  OpenStackMachineStatus,
+  OpenStackMachineTemplateSpec,
+  OpenStackMachineTemplateStatus,
+} from './openstackmachine.ts';
+export type { OpenStackServerSpec, OpenStackServerStatus } from './openstackserver.ts';
+export type {
+  OpenStackFloatingIPPoolSpec,
+  OpenStackFloatingIPPoolStatus,
+} from './openstackfloatingippool.ts';
+export type { OpenStackClusterIdentitySpec } from './openstackclusteridentity.ts';
+export {
+  CLUSTER_NAME_LABEL,
+  CONTROL_PLANE_LABEL,
+  type ClusterSpec,
+  type ClusterStatus,
+  type MachineSpec,
+  type MachineStatus,
+} from './capi.ts';
+export {
+  INSTANCE_STATES,
+  type AdditionalBlockDevice,
+  type APIEndpoint,
+  type CapiCondition,
+  type IdentityRef,
+  type ImageParam,
+  type InstanceState,
+  type NetworkParam,
+  type ObjectReference,
+  type PortOpts,
+  type ResolvedPortSpec,
+  type SecurityGroupParam,
+  type ServerGroupParam,
+  type SubnetParam,
+} from './common.ts';
+export {
+  CLUSTER_FINALIZER,
+  MACHINE_FINALIZER,
+  SERVER_FINALIZER,
+  IP_CLAIM_MACHINE_FINALIZER,
+  FLOATING_IP_POOL_FINALIZER,
+  Conditions,
+  Reasons,
+  EventReasons,
+  SERVER_UNEXPECTEDLY_DELETED_MESSAGE,
+} from './conditions.ts';
+export {
+  formatProblem,
+  formatProblems,
+  specValidators,
+  validateOpenStackClusterSpec,
+  validateOpenStackClusterTemplateSpec,
+  validateOpenStackClusterIdentitySpec,
+  validateOpenStackFloatingIPPoolSpec,
+  validateOpenStackMachineSpec,
+  validateOpenStackMachineTemplateSpec,
+  validateOpenStackServerSpec,
+  type Problem,
+} from './validation.ts';
+export {
+  immutableChanges,
+  reviewSpec,
+  changedPaths,
+  type ClusterStatusContext,
+  type ImmutableSpecs,
+  type SpecReview,
+} from './immutability.ts';
+export {
+  customResourceDefinition,
+  type CustomResourceDefinition,
+  type Kind,
+  type ObjectOfKind,
+} from './crd.ts';
+export { crdFiles, CRD_DIR, type CrdFile } from './files.ts';
+export type { Infer } from './schema.ts';
