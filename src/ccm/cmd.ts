@@ -16,26 +16,39 @@ import {
   registerCloudNodeLifecycleController,
 } from './controllers/cloud-node-lifecycle.ts';
 import { CLOUD_NODE_CONTROLLER, registerCloudNodeController } from './controllers/cloud-node.ts';
-import { registerServiceController, SERVICE_CONTROLLER } from './controllers/service.ts';
+import {
+  registerServiceController,
+  SERVICE_CONTROLLER,
+  type ServiceControllerOptions,
+} from './controllers/service.ts';
+import { registerRouteController, ROUTE_CONTROLLER } from './controllers/route.ts';
+import { parseClusterCidrs } from './routes/plan.ts';
+import type { Cidr } from './cidr.ts';
 
-/** The controllers upstream's `--controllers` knows for a CCM (route only with [Route]). */
+/** The controllers upstream's `--controllers` knows for a CCM. */
 export const KNOWN_CONTROLLERS = [
   CLOUD_NODE_CONTROLLER,
   CLOUD_NODE_LIFECYCLE_CONTROLLER,
   SERVICE_CONTROLLER,
-  'route',
+  ROUTE_CONTROLLER,
 ] as const;
 export type ControllerName = (typeof KNOWN_CONTROLLERS)[number];
 const BUILT: readonly ControllerName[] = [
   CLOUD_NODE_CONTROLLER,
   CLOUD_NODE_LIFECYCLE_CONTROLLER,
   SERVICE_CONTROLLER,
+  ROUTE_CONTROLLER,
 ];
-/** What `*` turns on upstream (route is off by default in OCCM deployments: no router-id). */
+/**
+ * What `*` turns on upstream. The route controller is among them but starts only with
+ * `--configure-cloud-routes` (default true) and `[Route] router-id` (OCCM's Routes() is false
+ * without it), so a cloud.conf without router-id runs no route controller.
+ */
 const DEFAULT_ON: readonly ControllerName[] = [
   CLOUD_NODE_CONTROLLER,
   CLOUD_NODE_LIFECYCLE_CONTROLLER,
   SERVICE_CONTROLLER,
+  ROUTE_CONTROLLER,
 ];
 
 /** A flag value the user must fix; the CLI exits 2 with the message. */
@@ -63,6 +76,12 @@ export interface CcmOptions {
   /** 0: no health and metrics server (as upstream `--secure-port=0`). */
   securePort: number;
   bindAddress: string;
+  /** Upstream `--configure-cloud-routes` (true): false keeps the route controller off whatever cloud.conf says. */
+  configureCloudRoutes?: boolean | undefined;
+  /** Upstream `--cluster-cidr`: the pods' CIDR (one per family, comma-separated); the route controller needs it. */
+  clusterCidr?: string | undefined;
+  /** Upstream `--route-reconciliation-period` (10 s). */
+  routeReconciliationPeriodMs?: number | undefined;
 }
 
 export const CCM_DEFAULTS: Omit<CcmOptions, 'cloudConfig' | 'kubeconfig'> = {
@@ -79,6 +98,8 @@ export const CCM_DEFAULTS: Omit<CcmOptions, 'cloudConfig' | 'kubeconfig'> = {
   concurrentNodeSyncs: 1,
   securePort: 10258,
   bindAddress: '0.0.0.0',
+  configureCloudRoutes: true,
+  routeReconciliationPeriodMs: 10_000,
 };
 
 export interface ControllerSelection {
@@ -146,6 +167,8 @@ export interface CcmDeps {
   registry?: Registry;
   /** Tests hand a KubeConfig instead of a file. */
   kubeConfig?: KubeConfig;
+  /** The service controller's requeue backoff (benchmarks scale it with a time-scaled cloud). */
+  serviceBackoff?: ServiceControllerOptions['backoff'];
 }
 
 export interface Ccm {
@@ -164,6 +187,8 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   if (controllers.notBuilt.length > 0) {
     log.warn({ controllers: controllers.notBuilt }, 'not built yet in shiftstack, so not running');
   }
+  // A malformed --cluster-cidr is a usage error before anything connects.
+  const clusterCidrs = opts.clusterCidr ? clusterCidrFlag(opts.clusterCidr) : undefined;
 
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const registry = deps.registry ?? createRegistry();
@@ -205,6 +230,15 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   }
   const config = source.current();
   for (const w of config.warnings) log.warn(w);
+  let route: RouteSetup | undefined;
+  try {
+    route = routeSetup(opts, config, controllers, clusterCidrs, log);
+  } catch (err) {
+    await openstack.close();
+    await manager.api.close();
+    throw err;
+  }
+  if (!route) controllers.run = controllers.run.filter((n) => n !== ROUTE_CONTROLLER);
   manager.add(source);
   if (controllers.run.includes(CLOUD_NODE_CONTROLLER)) {
     registerCloudNodeController(manager, openstack, config, {
@@ -222,12 +256,14 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
       registerServiceController(manager, openstack, config, {
         clusterName: opts.clusterName,
         workers: opts.concurrentServiceSyncs ?? 1,
+        ...(deps.serviceBackoff ? { backoff: deps.serviceBackoff } : {}),
       });
     } else {
       // Upstream: LoadBalancer() returns false and the service controller is not started.
       log.warn('[LoadBalancer] enabled = false: the service controller does not run');
     }
   }
+  if (route) registerRouteController(manager, openstack, config, route);
   log.info(
     { controllers: controllers.run, cluster: opts.clusterName, leaderElect: opts.leaderElect },
     'cloud controller manager configured',
@@ -245,6 +281,51 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
       }
     },
   };
+}
+
+interface RouteSetup {
+  routerId: string;
+  clusterCidrs: Cidr[];
+  periodMs: number;
+}
+
+function clusterCidrFlag(text: string): Cidr[] {
+  try {
+    return parseClusterCidrs(text);
+  } catch (err) {
+    throw new CcmUsageError((err as Error).message);
+  }
+}
+
+/**
+ * upstream startRouteController: off with `--configure-cloud-routes=false`, off without a router
+ * (OCCM's Routes() is false), and a startup error without `--cluster-cidr`.
+ */
+function routeSetup(
+  opts: CcmOptions,
+  config: CcmConfig,
+  controllers: ControllerSelection,
+  clusterCidrs: Cidr[] | undefined,
+  log: Logger,
+): RouteSetup | undefined {
+  if (!controllers.run.includes(ROUTE_CONTROLLER)) return undefined;
+  // Named on its own (not only through "*"): not running it deserves a warning.
+  const named = opts.controllers.some((c) => c.trim() === ROUTE_CONTROLLER);
+  if (!(opts.configureCloudRoutes ?? true)) {
+    log.info('--configure-cloud-routes=false: the route controller does not run');
+    return undefined;
+  }
+  const routerId = config.route.routerId;
+  if (!routerId) {
+    if (named) log.warn('[Route] router-id is not set: the route controller does not run');
+    return undefined;
+  }
+  if (!clusterCidrs) {
+    throw new CcmUsageError(
+      "--cluster-cidr is required by the route controller ([Route] router-id is set): give the pods' CIDR (e.g. 10.244.0.0/16), or --configure-cloud-routes=false",
+    );
+  }
+  return { routerId, clusterCidrs, periodMs: opts.routeReconciliationPeriodMs ?? 10_000 };
 }
 
 /** `--kubeconfig`, else client-node's default chain: KUBECONFIG, ~/.kube/config, in-cluster. */

@@ -1,7 +1,7 @@
 /**
- * The sections of cloud.conf as a whole: which ones the CCM reads, the ones OCCM accepts and ignores
- * (`[BlockStorage]`, `[Route]` while we have no route controller), and unknown ones, all reported
- * where OCCM's `gcfg.FatalOnly` would drop them silently.
+ * The sections of cloud.conf as a whole: which ones the CCM reads, the one OCCM accepts and ignores
+ * (`[BlockStorage]`), and unknown ones, all reported where OCCM's `gcfg.FatalOnly` would drop them
+ * silently.
  */
 import { closest } from '../../lib/config.ts';
 import { gcfgSection, gcfgWhere } from '../../lib/gcfg.ts';
@@ -42,17 +42,11 @@ export function checkSections(ctx: ReadContext): void {
   }
 }
 
-/** `[Route] router-id`: read so it is not "unknown", and reported, since no route controller runs yet. */
+/** `[Route] router-id`: the Neutron router the route controller writes the pods' routes to. */
 export function readRouteSection(ctx: ReadContext): RouteOptions {
   const r = new SectionReader(ctx, gcfgSection(ctx.document, 'Route'), '[Route]');
   r.checkKeys(['router-id']);
   const routerId = r.text('router-id');
-  if (routerId !== undefined) {
-    r.warn(
-      r.entry('router-id')!,
-      'not supported yet: shiftstack has no route controller, so no routes are written to the router',
-    );
-  }
   return routerId === undefined ? {} : { routerId };
 }
 

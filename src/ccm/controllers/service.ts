@@ -13,6 +13,8 @@
  * - Waiting never blocks a worker: the engine's Pending becomes `{ requeueAfterMs }`.
  * - A load balancer our create left in ERROR is deleted and created again, at most once per
  *   `recreateWindowMs` per Service.
+ * - Once the load balancer is ACTIVE, its member security group is reconciled (manage-security-groups)
+ *   or one an earlier configuration left is deleted; deleting the load balancer always deletes it.
  */
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import {
@@ -35,21 +37,30 @@ import type { OpenStackApi } from '../secret/rotating-client.ts';
 import type { ApiVersion } from '../../openstack/core/api-version.ts';
 import {
   LoadBalancerEngine,
+  type BackoffPolicy,
   type DesiredLoadBalancer,
   type EnsureResult,
   type Failed,
   type Warning,
 } from '../../openstack/services/loadbalancer/index.ts';
-import { applyCapabilities, type OctaviaCapabilities } from '../capabilities.ts';
+import { applyCapabilities, type LoadBalancerPlan, type OctaviaCapabilities } from '../capabilities.ts';
 import type { CcmConfig } from '../config/types.ts';
 import { FrameworkReason, UpstreamReason } from '../events.ts';
 import { eligibleNodes } from '../members.ts';
 import { observeReconcile, ReconcileOperation, reconcileMetrics, type ReconcileMetrics } from '../metrics.ts';
+import { securityGroupDescription, securityGroupName } from '../naming.ts';
 import { parseService, wantsLoadBalancer } from '../service-config.ts';
 import { Annotation } from '../service/annotations.ts';
-import type { LoadBalancerSpec } from '../service/types.ts';
-import { desiredLoadBalancer, memberNodes, serviceIdentity } from './service/desired.ts';
+import { memberRules } from '../service/security-group-rules.ts';
+import {
+  desiredLoadBalancer,
+  memberNodes,
+  memberSubnetOf,
+  serviceIdentity,
+  type MemberNode,
+} from './service/desired.ts';
 import { ServiceControllerReason } from './service/reasons.ts';
+import { MemberSecurityGroups, SecurityGroupAction } from './service/security-group.ts';
 import { ingressFor, sameIngress } from './service/status.ts';
 
 export const SERVICE_CONTROLLER = 'service';
@@ -64,6 +75,10 @@ export interface ServiceControllerOptions {
   recreateWindowMs?: number;
   /** Octavia's PENDING_* age after which the engine reports LoadBalancerStuck (10 min). */
   stuckAfterMs?: number;
+  /** How soon members without a port on the member subnet are looked for again (1 min). */
+  portlessRetryMs?: number;
+  /** The engine's PENDING requeue floor and cap (1 s, 10 s): a benchmark on a time-scaled cloud scales them too. */
+  backoff?: Partial<Pick<BackoffPolicy, 'initialMs' | 'maxMs'>>;
 }
 
 export function registerServiceController(
@@ -98,6 +113,13 @@ const memberRelevant: Predicate<V1Node> = {
     JSON.stringify([b.metadata?.labels, b.spec?.taints, b.status?.addresses]),
 };
 
+/** What the member security group of a Ready load balancer is made from. */
+interface SecurityGroupInput {
+  plan: LoadBalancerPlan;
+  members: readonly MemberNode[];
+  detectedSubnetId: string | undefined;
+}
+
 interface Progress {
   /** Actions of the convergence under way (since the last Ready), for the closing Event. */
   actions: string[];
@@ -117,15 +139,32 @@ class ServiceReconciler {
   private readonly progress = new Map<string, Progress>();
   /** VIP subnets found from a node address (OCCM's getSubnetIDForLB), per address. */
   private readonly subnets = new Map<string, string>();
+  /** Subnet CIDRs, per subnet id (Neutron never changes a subnet's CIDR). */
+  private readonly cidrs = new Map<string, string>();
+  private readonly securityGroups: MemberSecurityGroups;
+  /**
+   * Services (key → uid) whose leftover security group this process already found absent while
+   * manage-security-groups is off (so it cannot have made one since): saves a Neutron call per reconcile.
+   */
+  private readonly noLeftoverGroup = new Map<string, string>();
   private apiVersion: ApiVersion | undefined;
 
   constructor(mgr: Manager, os: OpenStackApi, config: CcmConfig, opts: ServiceControllerOptions) {
     this.mgr = mgr;
     this.os = os;
     this.config = config;
-    this.opts = { recreateWindowMs: 300_000, stuckAfterMs: 600_000, ...opts };
-    this.engine = new LoadBalancerEngine(os, { backoff: { stuckAfterMs: this.opts.stuckAfterMs } });
+    this.opts = {
+      recreateWindowMs: 300_000,
+      stuckAfterMs: 600_000,
+      backoff: {},
+      portlessRetryMs: 60_000,
+      ...opts,
+    };
+    this.engine = new LoadBalancerEngine(os, {
+      backoff: { ...this.opts.backoff, stuckAfterMs: this.opts.stuckAfterMs },
+    });
     this.metrics = reconcileMetrics(mgr.registry);
+    this.securityGroups = new MemberSecurityGroups(os);
   }
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
@@ -133,6 +172,7 @@ class ServiceReconciler {
     let svc = await this.mgr.client.get(kinds.Service, req, { signal });
     if (!svc) {
       this.progress.delete(key);
+      this.noLeftoverGroup.delete(key);
       return {};
     }
     if (isDeleting(svc) || !wantsLoadBalancer(svc)) {
@@ -236,18 +276,22 @@ class ServiceReconciler {
       case 'Failed':
         return this.failed(svc, desired, result, progress, signal);
       case 'Ready':
-        return this.ready(svc, spec, result, progress, signal);
+        return this.ready(svc, { plan, members, detectedSubnetId }, result, progress, signal, ctx);
     }
   }
 
   private async ready(
     svc: V1Service,
-    spec: LoadBalancerSpec,
+    sg: SecurityGroupInput,
     result: Extract<EnsureResult, { phase: 'Ready' }>,
     progress: Progress,
     signal: AbortSignal,
+    ctx: ReconcileContext,
   ): Promise<Result> {
+    const spec = sg.plan.spec;
     svc = await this.annotate(svc, { [Annotation.LoadBalancerAddress]: result.address }, signal);
+    // As OCCM's EnsureLoadBalancer: the status is written only once the security group is right too.
+    const retryAfterMs = await this.syncSecurityGroup(svc, sg, progress, signal, ctx);
     const ingress = ingressFor(result.address, spec, this.config.loadBalancer);
     if (!sameIngress(svc.status?.loadBalancer?.ingress, ingress)) {
       const draft = clone(svc);
@@ -256,7 +300,9 @@ class ServiceReconciler {
       progress.actions.push('status');
     }
     if (progress.actions.length > 0) {
-      const membersOnly = progress.actions.every((a) => a === 'members' || a === 'member');
+      const membersOnly = progress.actions.every(
+        (a) => a === 'members' || a === 'member' || a === SecurityGroupAction.Port,
+      );
       this.mgr.events.event(
         svc,
         'Normal',
@@ -265,7 +311,91 @@ class ServiceReconciler {
       );
       progress.actions = [];
     }
-    return {};
+    return retryAfterMs === undefined ? {} : { requeueAfterMs: retryAfterMs };
+  }
+
+  /**
+   * OCCM's EnsureLoadBalancer step 12: with manage-security-groups, the Service's member group
+   * (rules, member ports); without, the removal of one an earlier configuration left. A failure is
+   * a SyncLoadBalancerFailed Event naming the group and a retry with the queue's back-off. Returns
+   * a retry delay when a member has no port yet.
+   */
+  private async syncSecurityGroup(
+    svc: V1Service,
+    input: SecurityGroupInput,
+    progress: Progress,
+    signal: AbortSignal,
+    ctx: ReconcileContext,
+  ): Promise<number | undefined> {
+    const { spec } = input.plan;
+    const { namespace, name, uid } = spec.service;
+    const groupName = securityGroupName(uid, namespace, name);
+    try {
+      if (!this.config.loadBalancer.manageSecurityGroups) {
+        const key = `${namespace}/${name}`;
+        if (this.noLeftoverGroup.get(key) === uid) return undefined;
+        progress.actions.push(...(await this.securityGroups.remove(groupName, signal)));
+        this.noLeftoverGroup.set(key, uid);
+        return undefined;
+      }
+      const subnetId =
+        memberSubnetOf(spec, input.detectedSubnetId) ??
+        (await this.detectSubnet(input.members[0]?.address, signal));
+      if (subnetId === undefined) {
+        throw new Error(
+          `no member subnet: set [LoadBalancer] member-subnet-id or the annotation ${Annotation.MemberSubnetId}`,
+        );
+      }
+      const rules = memberRules({
+        ports: spec.listeners,
+        subnetCidr: await this.subnetCidr(subnetId, signal),
+        sourceRanges: input.plan.securityGroupRanges,
+        healthCheckNodePort:
+          svc.spec?.externalTrafficPolicy === 'Local' ? svc.spec.healthCheckNodePort : undefined,
+      });
+      const out = await this.securityGroups.ensure(
+        {
+          name: groupName,
+          description: securityGroupDescription(namespace, name, this.opts.clusterName),
+          rules,
+          subnetId,
+          members: input.members,
+        },
+        signal,
+      );
+      progress.actions.push(...out.actions);
+      if (out.unsecured.length > 0) {
+        ctx.log.debug(
+          { nodes: out.unsecured },
+          'member ports without port security do not get the security group',
+        );
+      }
+      if (out.portless.length > 0) {
+        ctx.log.warn(
+          { nodes: out.portless, subnetId, securityGroup: groupName },
+          "no port on the member subnet holds these members' addresses; looking again later",
+        );
+        return this.opts.portlessRetryMs;
+      }
+      return undefined;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      this.warn(
+        svc,
+        FrameworkReason.SyncLoadBalancerFailed,
+        `Error syncing load balancer: security group ${groupName}: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      throw err;
+    }
+  }
+
+  /** The CIDR of a subnet, read once. */
+  private async subnetCidr(subnetId: string, signal: AbortSignal): Promise<string> {
+    const known = this.cidrs.get(subnetId);
+    if (known) return known;
+    const subnet = await this.os.network.subnets.get(subnetId, { signal });
+    this.cidrs.set(subnetId, subnet.cidr);
+    return subnet.cidr;
   }
 
   private async failed(
@@ -331,6 +461,7 @@ class ServiceReconciler {
       throw new Error(`${r.reason}: ${r.message}`);
     }
     ctx.log.info('load balancer deleted');
+    await this.removeSecurityGroup(svc, signal);
     if (!isDeleting(svc)) {
       // A Service that stopped being a LoadBalancer keeps living: it must not advertise the old address.
       if ((svc.status?.loadBalancer?.ingress ?? []).length > 0) {
@@ -350,6 +481,28 @@ class ServiceReconciler {
     return {};
   }
 
+  /**
+   * OCCM's EnsureLoadBalancerDeleted step 6: the Service's group goes with the load balancer, whatever
+   * manage-security-groups says now, so no group is ever orphaned.
+   */
+  private async removeSecurityGroup(svc: V1Service, signal: AbortSignal): Promise<void> {
+    const m = svc.metadata ?? {};
+    if (!m.uid) return;
+    const groupName = securityGroupName(m.uid, m.namespace ?? 'default', m.name ?? '');
+    try {
+      await this.securityGroups.remove(groupName, signal);
+      this.noLeftoverGroup.delete(`${m.namespace ?? 'default'}/${m.name ?? ''}`);
+    } catch (err) {
+      if (signal.aborted) throw err;
+      this.warn(
+        svc,
+        FrameworkReason.DeleteLoadBalancerFailed,
+        `Error deleting load balancer: security group ${groupName}: ${err instanceof Error ? err.message : String(err)}`,
+      );
+      throw err;
+    }
+  }
+
   /** What remove() needs: the full desired state when the Service still parses, else its identity. */
   private removalTarget(svc: V1Service): DesiredLoadBalancer {
     const lb = this.config.loadBalancer;
@@ -362,13 +515,16 @@ class ServiceReconciler {
           manageSecurityGroups: lb.manageSecurityGroups,
         },
       );
-      return desiredLoadBalancer({
-        plan,
-        clusterName: this.opts.clusterName,
-        nodes: [],
-        maxSharedLb: lb.maxSharedLb,
-        serialApiCalls: lb.providerRequiresSerialApiCalls,
-      });
+      return {
+        ...desiredLoadBalancer({
+          plan,
+          clusterName: this.opts.clusterName,
+          nodes: [],
+          maxSharedLb: lb.maxSharedLb,
+          serialApiCalls: lb.providerRequiresSerialApiCalls,
+        }),
+        cascadeDelete: lb.cascadeDelete,
+      };
     }
     const m = svc.metadata ?? {};
     const namespace = m.namespace ?? 'default';
@@ -390,6 +546,7 @@ class ServiceReconciler {
         keep: m.annotations?.[Annotation.KeepFloatingIp] === 'true',
       },
       serialApiCalls: lb.providerRequiresSerialApiCalls,
+      cascadeDelete: lb.cascadeDelete,
     };
   }
 

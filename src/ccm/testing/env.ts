@@ -18,7 +18,7 @@ import { Cleanup } from '../../openstack/network/v2/testing/fixtures.ts';
 import { startKubeSim, type RunningKubeSim } from '../../sim/kube/start.ts';
 import type { CloudOptions } from '../../sim/openstack/index.ts';
 import { startTestCloud, type TestCloud } from '../../sim/openstack/testing/harness.ts';
-import { buildCcm, CCM_DEFAULTS, type Ccm, type CcmOptions } from '../cmd.ts';
+import { buildCcm, CCM_DEFAULTS, type Ccm, type CcmDeps, type CcmOptions } from '../cmd.ts';
 import { TAINT_UNINITIALIZED } from '../node-spec.ts';
 
 export interface RunningCcm {
@@ -37,10 +37,20 @@ export interface CcmEnv {
   api: KubeClient;
   cleanup: Cleanup;
   boot: { flavorId: string; imageId: string };
-  /** Writes a cloud.conf: [Global] for the emulator plus `extra` sections; returns its path. */
-  cloudConf(extra?: string): Promise<string>;
-  /** Builds and starts a CCM (no health port, no leader election unless asked). */
-  startCcm(opts?: Partial<CcmOptions>, env?: Record<string, string>): Promise<RunningCcm>;
+  /**
+   * Writes a cloud.conf: [Global] for the emulator plus `extra` sections; returns its path.
+   * `authUrl` replaces the emulator's Keystone URL (a test reaching the cloud through a relay).
+   */
+  cloudConf(extra?: string, authUrl?: string): Promise<string>;
+  /**
+   * Builds and starts a CCM (no health port, no leader election unless asked). `opts.kubeconfig`
+   * replaces the emulator's kubeconfig (a test reaching the cluster through a relay).
+   */
+  startCcm(
+    opts?: Partial<CcmOptions>,
+    env?: Record<string, string>,
+    deps?: Pick<CcmDeps, 'serviceBackoff'>,
+  ): Promise<RunningCcm>;
   /** A Node as kubelet `--cloud-provider=external` registers it. */
   createNode(name: string, extra?: Partial<V1Node>): Promise<V1Node>;
   close(): Promise<void>;
@@ -68,16 +78,16 @@ export async function startCcmEnv(cloudOptions: CloudOptions = {}): Promise<CcmE
     api,
     cleanup,
     boot,
-    async cloudConf(extra = '') {
+    async cloudConf(extra = '', authUrl = sim.authUrl) {
       const path = join(dir, `cloud-${++confs}.conf`);
       await writeFile(
         path,
-        `[Global]\nauth-url = ${sim.authUrl}\nusername = demo\npassword = secret\ntenant-name = demo\n` +
+        `[Global]\nauth-url = ${authUrl}\nusername = demo\npassword = secret\ntenant-name = demo\n` +
           `user-domain-name = Default\ntenant-domain-name = Default\nregion = RegionOne\n${extra}`,
       );
       return path;
     },
-    async startCcm(opts = {}, processEnv = {}) {
+    async startCcm(opts = {}, processEnv = {}, extraDeps = {}) {
       const registry = createRegistry({ defaultMetrics: false });
       const ccm = await buildCcm(
         {
@@ -91,7 +101,8 @@ export async function startCcmEnv(cloudOptions: CloudOptions = {}): Promise<CcmE
           log: createLogger({ level: 'silent' }),
           loadContext: { env: processEnv, homedir: dir, cwd: dir },
           registry,
-          kubeConfig: kubeConfigFrom(kube.kubeconfigPath),
+          kubeConfig: kubeConfigFrom(opts.kubeconfig ?? kube.kubeconfigPath),
+          ...extraDeps,
         },
       );
       const stopper = new AbortController();

@@ -1,14 +1,18 @@
 import assert from 'node:assert/strict';
+import { execFile } from 'node:child_process';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { promisify } from 'node:util';
 import { main } from '../main.ts';
+
+const bin = join(import.meta.dirname, '../../../bin/shiftstack.js');
 
 async function run(...args: string[]) {
   const out: string[] = [];
   const err: string[] = [];
-  const code = await main(['node', 'shiftstack', '--log-level', 'silent', ...args], {
+  const code = await main(['node', 'shiftstack', '--log-level', 'silent', '--log-format', 'json', ...args], {
     out: (t) => out.push(t),
     err: (t) => err.push(t),
     signal: new AbortController().signal,
@@ -16,10 +20,49 @@ async function run(...args: string[]) {
   return { code, out: out.join('\n'), err: err.join('\n') };
 }
 
+/**
+ * `shiftstack --log-format json ccm ...args` in a child process (the logger writes to the
+ * process's stderr): its exit code, the messages it logged as warnings, and the rest of stderr.
+ */
+async function spawnCcm(args: string[]): Promise<{ code: number; warnings: string[]; err: string }> {
+  let code = 0;
+  let stderr: string;
+  try {
+    stderr = (await promisify(execFile)(process.execPath, [bin, '--log-format', 'json', 'ccm', ...args]))
+      .stderr;
+  } catch (e) {
+    const failed = e as { code?: number; stderr?: string };
+    code = failed.code ?? -1;
+    stderr = failed.stderr ?? '';
+  }
+  const warnings: string[] = [];
+  const rest: string[] = [];
+  for (const line of stderr.split('\n')) {
+    let entry: { level?: string; msg?: string } | undefined;
+    try {
+      entry = JSON.parse(line) as { level?: string; msg?: string };
+    } catch {
+      entry = undefined;
+    }
+    if (entry?.level === 'warn' && entry.msg) warnings.push(entry.msg);
+    else rest.push(line);
+  }
+  return { code, warnings, err: rest.join('\n') };
+}
+
 describe('shiftstack ccm', () => {
   let dir: string;
+  let kubeconfig: string;
   before(async () => {
     dir = await mkdtemp(join(tmpdir(), 'shiftstack-cli-ccm-'));
+    // Never reached: the runs below stop at the missing cloud.conf, after every flag is read.
+    kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(
+      kubeconfig,
+      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n' +
+        'users: [{name: u, user: {token: t}}]\ncontexts: [{name: c, context: {cluster: c, user: u}}]\n' +
+        'current-context: c\n',
+    );
   });
   after(async () => {
     await rm(dir, { recursive: true, force: true });
@@ -41,6 +84,10 @@ describe('shiftstack ccm', () => {
       '--controllers <list>',
       '--node-monitor-period <duration>',
       '--node-status-update-frequency <duration>',
+      '--concurrent-service-syncs <n>',
+      '--configure-cloud-routes [bool]',
+      '--cluster-cidr <cidrs>',
+      '--route-reconciliation-period <duration>',
       '--secure-port <port>',
       '--bind-address <address>',
     ]) {
@@ -69,14 +116,118 @@ describe('shiftstack ccm', () => {
     assert.match(err, /1.*10/);
   });
 
-  it('an unknown controller, or one not built yet (route), is a usage error', async () => {
+  it('an unknown controller is a usage error', async () => {
     const conf = join(dir, 'unused.conf');
     const unknown = await run('ccm', '--cloud-config', conf, '--controllers', '*,-cloud-nod');
     assert.equal(unknown.code, 2);
     assert.match(unknown.err, /unknown controller "cloud-nod"/);
-    const route = await run('ccm', '--cloud-config', conf, '--controllers', 'route');
-    assert.equal(route.code, 2);
-    assert.match(route.err, /route controller is not built yet/);
+  });
+
+  it('--concurrent-service-syncs takes a whole number ≥ 1 (upstream default 1)', async () => {
+    const help = (await run('ccm', '--help')).out.replace(/\s+/g, ' ');
+    assert.ok(
+      help.includes(
+        '--concurrent-service-syncs <n> Services the service controller reconciles at once (default: 1)',
+      ),
+      help,
+    );
+    for (const bad of ['0', 'two', '1.5']) {
+      const { code, err } = await run('ccm', '--cloud-config', 'x.conf', '--concurrent-service-syncs', bad);
+      assert.equal(code, 2, bad);
+      assert.match(
+        err,
+        /--concurrent-service-syncs <n>' argument '.*' is invalid\. write a whole number ≥ 1/,
+      );
+    }
+  });
+
+  it("the flags of OCCM's Deployments are accepted; those that change nothing here are named in a warning", async () => {
+    const missing = join(dir, 'missing', 'cloud.conf');
+    const common = [`--cloud-config=${missing}`, `--kubeconfig=${kubeconfig}`];
+    const [openshift, upstream, extras] = await Promise.all([
+      // CCCMO's Deployment (OpenShift).
+      spawnCcm([
+        '--v=1',
+        ...common,
+        '--cloud-provider=openstack',
+        '--cluster-name=ocp-x7k2p',
+        '--use-service-account-credentials=true',
+        '--configure-cloud-routes=false',
+        '--bind-address=127.0.0.1',
+        '--leader-elect=true',
+        '--leader-elect-lease-duration=137s',
+        '--leader-elect-renew-deadline=107s',
+        '--leader-elect-retry-period=26s',
+        '--leader-elect-resource-namespace=openshift-cloud-controller-manager',
+        '--feature-gates=AWSEFSDriverVolumeMetrics=true,VSphereMultiVCenters=false',
+        '--tls-cipher-suites=TLS_ECDHE_RSA_WITH_AES_128_GCM_SHA256,TLS_ECDHE_RSA_WITH_AES_256_GCM_SHA384',
+        '--tls-min-version=VersionTLS12',
+        '--secure-port=0',
+      ]),
+      // cloud-provider-openstack's DaemonSet manifest.
+      spawnCcm([
+        '--v=1',
+        '--cluster-name=kubernetes',
+        ...common,
+        '--cloud-provider=openstack',
+        '--use-service-account-credentials=false',
+        '--bind-address=127.0.0.1',
+      ]),
+      // Flags other manifests and charts add.
+      spawnCcm([
+        ...common,
+        '--cluster-cidr=10.244.0.0/16',
+        '--allocate-node-cidrs=true',
+        '--configure-cloud-routes',
+        '--secure-port=10258',
+        '--authentication-skip-lookup=true',
+        '--authorization-always-allow-paths=/healthz',
+        '--authorization-always-allow-paths=/metrics',
+        '-v=4',
+        '--concurrent-service-syncs=2',
+        '--logtostderr=true',
+        '--profiling=false',
+        '--user-agent=my-cluster',
+      ]),
+    ]);
+    for (const r of [openshift, upstream, extras]) {
+      // Every flag was read: the run stops at the missing cloud.conf, never at a flag.
+      assert.equal(r.code, 2, r.err);
+      assert.doesNotMatch(r.err, /unknown option|error: option/);
+      assert.ok(r.err.includes(`${missing}: the file does not exist`), r.err);
+    }
+    const named = (warnings: string[]) => warnings.map((w) => /^(.*?) is accepted/.exec(w)?.[1] ?? w);
+    // TLS settings with --secure-port=0 and a verbosity info shows are what shiftstack does anyway.
+    assert.deepEqual(named(openshift.warnings), [
+      '--use-service-account-credentials=true',
+      '--feature-gates=AWSEFSDriverVolumeMetrics=true,VSphereMultiVCenters=false',
+    ]);
+    assert.match(openshift.warnings[0]!, /one client of the process/);
+    assert.deepEqual(upstream.warnings, []);
+    assert.deepEqual(named(extras.warnings), [
+      '--v=4',
+      '--allocate-node-cidrs=true',
+      '--user-agent=my-cluster',
+      '--authentication-skip-lookup=true',
+      '--authorization-always-allow-paths=/healthz --authorization-always-allow-paths=/metrics',
+    ]);
+    assert.match(extras.warnings[0]!, /--log-level debug/);
+    assert.match(extras.warnings[3]!, /without authentication or authorization/);
+  });
+
+  it('--cloud-provider other than openstack, or a bad value of an upstream flag, is a usage error', async () => {
+    const provider = await run('ccm', '--cloud-config', 'x.conf', '--cloud-provider=aws');
+    assert.equal(provider.code, 2);
+    assert.match(provider.err, /--cloud-provider: "aws" is not a cloud shiftstack ccm serves/);
+    const bool = await run('ccm', '--cloud-config', 'x.conf', '--use-service-account-credentials=yes');
+    assert.equal(bool.code, 2);
+    assert.match(bool.err, /argument 'yes' is invalid\. write true or false/);
+  });
+
+  it('a flag upstream does not have either is an unknown option, as upstream', async () => {
+    const { code, err } = await run('ccm', '--cloud-config', 'x.conf', '--leader-elect-lease-durration=15s');
+    assert.equal(code, 2);
+    assert.match(err, /unknown option '--leader-elect-lease-durration=15s'/);
   });
 
   it('a bad duration is a usage error', async () => {

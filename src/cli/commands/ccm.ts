@@ -22,6 +22,10 @@ interface Flags {
   nodeMonitorPeriod: string;
   nodeStatusUpdateFrequency: string;
   concurrentNodeSyncs: number;
+  concurrentServiceSyncs: number;
+  configureCloudRoutes: boolean;
+  clusterCidr?: string;
+  routeReconciliationPeriod: string;
   securePort: number;
   bindAddress: string;
 }
@@ -48,12 +52,215 @@ function listFlag(value: string, previous: string[] | undefined): string[] {
   return previous && previous !== CCM_DEFAULTS.controllers ? [...previous, ...items] : items;
 }
 
+/** Go's strconv.ParseBool, which upstream's bool flags use (`--flag=1`, `--flag=True`, …). */
+function goBool(value: string | boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
+  throw new InvalidArgumentError('write true or false');
+}
+
+/**
+ * A flag of openstack-cloud-controller-manager (k8s.io/cloud-provider, component-base, OCCM) that
+ * shiftstack does not implement. It is accepted, so a user's Deployment keeps working, and said
+ * once in the log with what shiftstack does instead — unless the value given asks for what
+ * shiftstack does anyway (`harmless`).
+ */
+interface CompatFlag {
+  name: string;
+  kind: 'bool' | 'value';
+  note: string;
+  harmless?: (value: string | boolean, flags: Flags) => boolean;
+}
+
+const NO_SERVER = (_: unknown, f: Flags) => f.securePort === 0;
+const SERVING =
+  '/healthz, /readyz and /metrics are served over plain HTTP on --bind-address:--secure-port, without TLS; keep them on 127.0.0.1 or set --secure-port=0';
+const AUTH =
+  '/healthz, /readyz and /metrics are served without authentication or authorization; anyone who reaches --bind-address:--secure-port can read them';
+const LOGS = 'shiftstack logs to stderr; choose the level with --log-level and the format with --log-format';
+const IPAM =
+  "shiftstack has no node IPAM controller; Nodes' podCIDRs come from kube-controller-manager or the network plugin";
+const bool = (name: string, note: string, harmless?: CompatFlag['harmless']): CompatFlag => ({
+  name,
+  kind: 'bool',
+  note,
+  ...(harmless ? { harmless } : {}),
+});
+const value = (name: string, note: string, harmless?: CompatFlag['harmless']): CompatFlag => ({
+  name,
+  kind: 'value',
+  note,
+  ...(harmless ? { harmless } : {}),
+});
+const isFalse = (v: string | boolean) => !goBool(v);
+
+export const COMPAT_FLAGS: readonly CompatFlag[] = [
+  bool(
+    'use-service-account-credentials',
+    "every controller uses the one client of the process (its kubeconfig, or the cloud-controller-manager ServiceAccount in a pod), so that identity needs every controller's permissions, as deploy/ccm/rbac.yaml grants",
+    isFalse,
+  ),
+  bool('allocate-node-cidrs', IPAM, isFalse),
+  value('cidr-allocator-type', IPAM),
+  value('node-cidr-mask-size', IPAM),
+  value('node-cidr-mask-size-ipv4', IPAM),
+  value('node-cidr-mask-size-ipv6', IPAM),
+  value(
+    'external-cloud-volume-plugin',
+    'a setting for in-tree volume plugins in kube-controller-manager; a cloud controller manager has none',
+  ),
+  value(
+    'feature-gates',
+    'shiftstack has no Kubernetes feature gates; it behaves as upstream does with the default gates',
+  ),
+  value('kube-api-qps', "the Kubernetes client keeps client-go's defaults: 20 requests/s, bursts of 30"),
+  value('kube-api-burst', "the Kubernetes client keeps client-go's defaults: 20 requests/s, bursts of 30"),
+  value('kube-api-content-type', 'the Kubernetes client always speaks JSON'),
+  value('master', 'the API server is the one --kubeconfig names'),
+  value(
+    'leader-elect-resource-lock',
+    'the leader election always uses a coordination.k8s.io Lease',
+    (v) => v === 'leases',
+  ),
+  bool(
+    'enable-leader-migration',
+    'leader migration (KEP-2436) from kube-controller-manager is not offered by shiftstack ccm; hand over with a stop of the old controllers first',
+    isFalse,
+  ),
+  value(
+    'leader-migration-config',
+    'leader migration (KEP-2436) from kube-controller-manager is not offered by shiftstack ccm',
+  ),
+  value('min-resync-period', 'informers never resync from their cache; controllers requeue what they need'),
+  value('controller-start-interval', 'the controllers start together once the caches are synced'),
+  bool('allow-untagged-cloud', 'a no-op upstream as well (deprecated)'),
+  bool('profiling', 'there are no /debug/pprof endpoints', isFalse),
+  bool('contention-profiling', 'there are no /debug/pprof endpoints', isFalse),
+  value('debug-socket-path', 'there are no /debug/pprof endpoints'),
+  value('user-agent', 'OpenStack requests carry the User-Agent shiftstack-ccm'),
+  value('cert-dir', SERVING, NO_SERVER),
+  value('tls-cert-file', SERVING, NO_SERVER),
+  value('tls-private-key-file', SERVING, NO_SERVER),
+  value('tls-cipher-suites', SERVING, NO_SERVER),
+  value('tls-min-version', SERVING, NO_SERVER),
+  value('tls-sni-cert-key', SERVING, NO_SERVER),
+  value('http2-max-streams-per-connection', SERVING, NO_SERVER),
+  bool('permit-port-sharing', SERVING, NO_SERVER),
+  bool('permit-address-sharing', SERVING, NO_SERVER),
+  value('authentication-kubeconfig', AUTH, NO_SERVER),
+  bool('authentication-skip-lookup', AUTH, NO_SERVER),
+  value('authentication-token-webhook-cache-ttl', AUTH, NO_SERVER),
+  bool('authentication-tolerate-lookup-failure', AUTH, NO_SERVER),
+  value('client-ca-file', AUTH, NO_SERVER),
+  value('requestheader-allowed-names', AUTH, NO_SERVER),
+  value('requestheader-client-ca-file', AUTH, NO_SERVER),
+  value('requestheader-extra-headers-prefix', AUTH, NO_SERVER),
+  value('requestheader-group-headers', AUTH, NO_SERVER),
+  value('requestheader-username-headers', AUTH, NO_SERVER),
+  value('requestheader-uid-headers', AUTH, NO_SERVER),
+  value('authorization-kubeconfig', AUTH, NO_SERVER),
+  value('authorization-always-allow-paths', AUTH, NO_SERVER),
+  value('authorization-webhook-cache-authorized-ttl', AUTH, NO_SERVER),
+  value('authorization-webhook-cache-unauthorized-ttl', AUTH, NO_SERVER),
+  value('webhooks', 'shiftstack ccm serves no admission webhooks'),
+  value('webhook-bind-address', 'shiftstack ccm serves no admission webhooks'),
+  value('webhook-secure-port', 'shiftstack ccm serves no admission webhooks'),
+  value('webhook-cert-dir', 'shiftstack ccm serves no admission webhooks'),
+  value('webhook-tls-cert-file', 'shiftstack ccm serves no admission webhooks'),
+  value('webhook-tls-private-key-file', 'shiftstack ccm serves no admission webhooks'),
+  // component-base/logs, and klog's flags that older OCCM releases still had.
+  value('vmodule', LOGS),
+  value('log-flush-frequency', LOGS),
+  value('logging-format', LOGS, (v) => v === 'text'),
+  value('log-json-info-buffer-size', LOGS),
+  bool('log-json-split-stream', LOGS),
+  value('log-text-info-buffer-size', LOGS),
+  bool('log-text-split-stream', LOGS),
+  bool('logtostderr', LOGS, (v) => goBool(v)),
+  bool('alsologtostderr', LOGS, isFalse),
+  value('log-dir', LOGS),
+  value('log-file', LOGS),
+  value('log-file-max-size', LOGS),
+  value('log-backtrace-at', LOGS),
+  value('stderrthreshold', LOGS),
+  bool('skip-headers', LOGS, isFalse),
+  bool('skip-log-headers', LOGS, isFalse),
+  bool('one-output', LOGS, isFalse),
+  bool('add-dir-header', LOGS, isFalse),
+];
+
+/** Attribute name commander gives `--some-flag`. */
+const attr = (name: string) => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** Log lines for the compatibility flags given; a usage error for a flag that cannot be honoured. */
+function compatWarnings(cmd: Command, flags: Flags): string[] {
+  const out: string[] = [];
+  const given = (name: string): string | boolean | string[] | undefined => {
+    const key = attr(name);
+    return cmd.getOptionValueSource(key) === 'cli'
+      ? (cmd.getOptionValue(key) as string | boolean | string[])
+      : undefined;
+  };
+  const provider = given('cloud-provider');
+  if (provider !== undefined && provider !== 'openstack') {
+    throw new CcmUsageError(
+      `--cloud-provider: "${String(provider)}" is not a cloud shiftstack ccm serves; write --cloud-provider=openstack or leave it out`,
+    );
+  }
+  const v = given('v');
+  if (v !== undefined) {
+    const level = Number(String(v).replace(/^=/, ''));
+    if (!Number.isInteger(level) || level < 0)
+      throw new CcmUsageError(`--v: "${String(v)}" is not a log level`);
+    // klog's 0-3 are what info shows; 4 and up are debugging.
+    if (level >= 4)
+      out.push(`--v=${level} is accepted and ignored: ${LOGS} (--log-level debug for --v=4 and up)`);
+  }
+  for (const f of COMPAT_FLAGS) {
+    const raw = given(f.name);
+    if (raw === undefined) continue;
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (f.harmless && values.every((x) => f.harmless!(x, flags))) continue;
+    const shown = values.map((x) => (x === true ? `--${f.name}` : `--${f.name}=${String(x)}`)).join(' ');
+    out.push(
+      `${shown} is accepted for compatibility with openstack-cloud-controller-manager and ignored: ${f.note}`,
+    );
+  }
+  return out;
+}
+
+function addCompatFlags(cmd: Command): Command {
+  cmd.addOption(new Option('--cloud-provider <name>', 'upstream\'s; only "openstack"').hideHelp());
+  cmd.addOption(new Option('-v, --v <level>', "klog's verbosity").hideHelp());
+  for (const f of COMPAT_FLAGS) {
+    const option =
+      f.kind === 'bool'
+        ? new Option(`--${f.name} [bool]`).argParser((v: string) => {
+            goBool(v);
+            return v;
+          })
+        : new Option(`--${f.name} <value>`).argParser((v: string, prev: string[] | undefined) => [
+            ...(prev ?? []),
+            v,
+          ]);
+    cmd.addOption(option.hideHelp());
+  }
+  return cmd.addHelpText(
+    'after',
+    '\nThe other flags of openstack-cloud-controller-manager (--cloud-provider=openstack, --v, ' +
+      '--use-service-account-credentials, --feature-gates, --tls-*, --authentication-*, --authorization-*, ' +
+      'klog flags, …) are accepted so existing Deployments keep working; each one that changes nothing ' +
+      'here is named in a warning at startup.',
+  );
+}
+
 export function registerCcm(program: Command, ctx: CliContext): void {
   const d = CCM_DEFAULTS;
-  program
+  const command = program
     .command('ccm')
     .description(
-      'the OpenStack cloud controller manager, a drop-in for openstack-cloud-controller-manager: node controllers (the service controller is not built yet)',
+      'the OpenStack cloud controller manager, a drop-in for openstack-cloud-controller-manager: cloud-node, cloud-node-lifecycle, service and route controllers',
     )
     .requiredOption(
       '--cloud-config <file>',
@@ -105,6 +312,26 @@ export function registerCcm(program: Command, ctx: CliContext): void {
       d.concurrentNodeSyncs,
     )
     .option(
+      '--concurrent-service-syncs <n>',
+      'Services the service controller reconciles at once',
+      intFlag(1),
+      d.concurrentServiceSyncs ?? 1,
+    )
+    .addOption(
+      new Option(
+        '--configure-cloud-routes [bool]',
+        'run the route controller (it also needs [Route] router-id and --cluster-cidr)',
+      )
+        .default(d.configureCloudRoutes ?? true)
+        .argParser(goBool),
+    )
+    .option('--cluster-cidr <cidrs>', "the pods' CIDR, one per IP family, comma-separated (for routes)")
+    .option(
+      '--route-reconciliation-period <duration>',
+      "how often the router's routes are reconciled",
+      seconds(d.routeReconciliationPeriodMs ?? 10_000),
+    )
+    .option(
       '--secure-port <port>',
       'port of /healthz, /readyz and /metrics (plain HTTP); 0 disables them',
       intFlag(0),
@@ -114,6 +341,7 @@ export function registerCcm(program: Command, ctx: CliContext): void {
     .action(async (flags: Flags, cmd: Command) => {
       let opts: CcmOptions;
       try {
+        for (const w of compatWarnings(cmd, flags)) ctx.log().warn(w);
         opts = {
           cloudConfig: flags.cloudConfig,
           kubeconfig: flags.kubeconfig,
@@ -131,6 +359,13 @@ export function registerCcm(program: Command, ctx: CliContext): void {
             flags.nodeStatusUpdateFrequency,
           ),
           concurrentNodeSyncs: flags.concurrentNodeSyncs,
+          concurrentServiceSyncs: flags.concurrentServiceSyncs,
+          configureCloudRoutes: flags.configureCloudRoutes,
+          clusterCidr: flags.clusterCidr,
+          routeReconciliationPeriodMs: durationFlag(
+            '--route-reconciliation-period',
+            flags.routeReconciliationPeriod,
+          ),
           securePort: flags.securePort,
           bindAddress: flags.bindAddress,
         };
@@ -142,4 +377,5 @@ export function registerCcm(program: Command, ctx: CliContext): void {
         throw err;
       }
     });
+  addCompatFlags(command);
 }

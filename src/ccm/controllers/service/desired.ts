@@ -88,13 +88,21 @@ export function serviceIdentity(
   };
 }
 
+/** The subnet members are created on: the member-subnet-id, else the VIP subnet (given or autodetected). */
+export function memberSubnetOf(
+  spec: LoadBalancerSpec,
+  detectedSubnetId: string | undefined,
+): string | undefined {
+  return spec.memberSubnetId ?? spec.vip.subnetId ?? (spec.vip.networkId ? undefined : detectedSubnetId);
+}
+
 export function desiredLoadBalancer(input: DesiredInputs): DesiredLoadBalancer {
   const { plan, clusterName } = input;
   const spec = plan.spec;
   const identity = serviceIdentity(spec.service, clusterName, input.maxSharedLb, spec.loadBalancerId);
   const { members } = memberNodes(input.nodes, spec);
   const vipSubnetId = spec.vip.subnetId ?? (spec.vip.networkId ? undefined : input.detectedSubnetId);
-  const memberSubnetId = spec.memberSubnetId ?? vipSubnetId;
+  const memberSubnetId = memberSubnetOf(spec, input.detectedSubnetId);
   const listeners = spec.listeners.map((l) =>
     desiredListener(l, plan, identity.name, members, memberSubnetId, input.serialApiCalls),
   );

@@ -12,12 +12,15 @@ import { ports } from './ports.ts';
 import { getQuota, getQuotaDetails } from './quotas.ts';
 import type { RevisionOptions } from './resource.ts';
 import {
+  addExtraRoutes,
   addRouterInterface,
   clearRouterGateway,
+  removeExtraRoutes,
   removeRouterInterface,
   routers,
   setRouterGateway,
   type ExternalGatewayInfo,
+  type Route,
   type RouterInterfaceRef,
 } from './routers.ts';
 import { securityGroupRules } from './security-group-rules.ts';
@@ -76,6 +79,11 @@ export function networkV2(sc: ServiceClient) {
       setGateway: (routerId: string, gateway: ExternalGatewayInfo, o?: RevisionOptions) =>
         setRouterGateway(sc, routerId, gateway, o),
       clearGateway: (routerId: string, o?: RevisionOptions) => clearRouterGateway(sc, routerId, o),
+      /** extraroute-atomic: adds routes server-side, next to whatever is there. */
+      addExtraRoutes: (routerId: string, routes: readonly Route[], o?: CallOptions) =>
+        addExtraRoutes(sc, routerId, routes, o),
+      removeExtraRoutes: (routerId: string, routes: readonly Route[], o?: CallOptions) =>
+        removeExtraRoutes(sc, routerId, routes, o),
     },
     floatingIps: {
       ...floatingIps.bind(sc),

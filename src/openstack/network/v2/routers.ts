@@ -3,6 +3,7 @@
  * https://docs.openstack.org/api-ref/network/v2/#routers-routers
  */
 import type { CallOptions } from '../../core/call-options.ts';
+import { unwrap } from '../../core/resource.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
 import { neutronResource, type ListParams, type RevisionOptions, type TagFilters } from './resource.ts';
 
@@ -124,6 +125,48 @@ async function routerInterface(
     signal: options.signal,
   });
   return res.body;
+}
+
+/**
+ * `PUT /v2.0/routers/{id}/add_extraroutes` (the `extraroute-atomic` extension) → the router with
+ * its routes. Neutron adds them in one transaction next to the ones already there, so a route
+ * someone else adds meanwhile is never lost; one already present is not added twice. A nexthop
+ * outside the router's subnets, or more routes than `max_routes`, is a 400 and nothing is added.
+ */
+export function addExtraRoutes(
+  sc: ServiceClient,
+  routerId: string,
+  routes: readonly Route[],
+  options: CallOptions = {},
+): Promise<Router> {
+  return extraRoutes(sc, routerId, 'add', routes, options);
+}
+
+/** `PUT /v2.0/routers/{id}/remove_extraroutes`: removes exactly these routes; one not there is ignored. */
+export function removeExtraRoutes(
+  sc: ServiceClient,
+  routerId: string,
+  routes: readonly Route[],
+  options: CallOptions = {},
+): Promise<Router> {
+  return extraRoutes(sc, routerId, 'remove', routes, options);
+}
+
+async function extraRoutes(
+  sc: ServiceClient,
+  routerId: string,
+  verb: 'add' | 'remove',
+  routes: readonly Route[],
+  options: CallOptions,
+): Promise<Router> {
+  const res = await sc.request<Record<string, Router>>({
+    method: 'PUT',
+    path: `routers/${encodeURIComponent(routerId)}/${verb}_extraroutes`,
+    body: { router: { routes: routes.map((r) => ({ destination: r.destination, nexthop: r.nexthop })) } },
+    label: `router_${verb}_extraroutes`,
+    signal: options.signal,
+  });
+  return unwrap(res.body, 'router');
 }
 
 /** Sets the external gateway (an update of `external_gateway_info`). */

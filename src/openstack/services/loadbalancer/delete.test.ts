@@ -66,6 +66,20 @@ describe('load-balancer engine: removal and sharing', () => {
     assert.deepEqual(await census(), before);
   });
 
+  it('removes children one call each with cascade-delete off, even after a fully populated create', async () => {
+    const before = await census();
+    const d = desiredLb(w, { name: 'no-cascade', members: 2, monitor: true });
+    ready((await converge(engine, d)).result);
+    w.sim.cloud.stats.reset();
+    assert.equal((await teardown(engine, { ...d, cascadeDelete: false })).result.phase, 'Deleted');
+    assert.deepEqual(writes(w.sim, 'octavia'), {
+      'DELETE /v2/lbaas/pools/{pool_id}': 1,
+      'DELETE /v2/lbaas/listeners/{listener_id}': 1,
+      'DELETE /v2/lbaas/loadbalancers/{loadbalancer_id}': 1,
+    });
+    assert.deepEqual(await census(), before);
+  });
+
   it('shares one load balancer between two identities; the last one out deletes it', async () => {
     const before = await census();
     const a = desiredLb(w, { name: 'owner', members: 2 });

@@ -77,7 +77,9 @@ async function removeSteps(
         journal.actions.push(await releaseFloatingIp(api, fip, desired.floatingIp, options));
     }
     // A load balancer in ERROR takes no child deletes: cascade is the only way, in any mode.
-    const serial = (desired.serialApiCalls ?? false) && lb.provisioning_status === 'ACTIVE';
+    const serial =
+      ((desired.serialApiCalls ?? false) || desired.cascadeDelete === false) &&
+      lb.provisioning_status === 'ACTIVE';
     if (serial) {
       const state = await readState(api, lb, ownership(desired, true), options);
       const [step, ...rest] = planRemoval(state);

@@ -169,6 +169,8 @@ export interface DesiredLoadBalancer {
    * is its own call, with a Pending between two.
    */
   serialApiCalls?: boolean | undefined;
+  /** cloud.conf `cascade-delete`: false removes pools and listeners one call each before the load balancer. */
+  cascadeDelete?: boolean | undefined;
 }
 
 /** One write the engine made, for logs, Events and tests. */
