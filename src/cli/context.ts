@@ -9,3 +9,13 @@ export interface CliContext {
   /** Aborted on SIGINT/SIGTERM. */
   signal: AbortSignal;
 }
+
+/** Thrown by a command that has already said what went wrong: the process exits with `code`, nothing more is printed. */
+export class ExitCodeError extends Error {
+  override readonly name = 'ExitCodeError';
+  readonly code: number;
+  constructor(code: number, message: string) {
+    super(message);
+    this.code = code;
+  }
+}

@@ -8,11 +8,12 @@ import {
   type LogFormat,
   type LogLevel,
 } from '../lib/log.ts';
+import { registerCapo } from './commands/capo.ts';
 import { registerCcm } from './commands/ccm.ts';
 import { registerOpenstack } from './commands/openstack.ts';
 import { registerSim } from './commands/sim.ts';
 import { registerUp } from './commands/up.ts';
-import type { CliContext } from './context.ts';
+import { ExitCodeError, type CliContext } from './context.ts';
 import { VERSION } from './version.ts';
 
 export interface MainOptions {
@@ -48,6 +49,7 @@ export function buildProgram(ctx: CliContext): Command {
   registerSim(program, ctx);
   registerOpenstack(program, ctx);
   registerCcm(program, ctx);
+  registerCapo(program, ctx);
   return program;
 }
 
@@ -74,6 +76,7 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
       // --help and --version exit through here with code 0.
       return err.exitCode === 0 ? 0 : EXIT_USAGE;
     }
+    if (err instanceof ExitCodeError) return err.code;
     if (ConfigError.is(err)) {
       ctx.err(`shiftstack: invalid configuration:\n${err.message}`);
       return EXIT_USAGE;

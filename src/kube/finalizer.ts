@@ -22,9 +22,15 @@ import { objectKey, type KubernetesObject, type ResourceType } from './resource.
 
 /** `domain/name`, as the API server expects of finalizers it does not own. */
 const FINALIZER = /^[a-z0-9]([-a-z0-9.]*[a-z0-9])?\/[A-Za-z0-9]([-A-Za-z0-9_.]*[A-Za-z0-9])?$/;
+/**
+ * A dotted name without a slash (`openstackcluster.infrastructure.cluster.x-k8s.io`): the API
+ * server accepts it (with a warning), and Cluster API providers use such names, which must be kept
+ * for objects they guarded to stay guarded.
+ */
+const DOTTED = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)+$/;
 
 function validate(name: string): void {
-  if (!FINALIZER.test(name) || name.length > 316) {
+  if (!(FINALIZER.test(name) || (DOTTED.test(name) && name.length <= 63)) || name.length > 316) {
     throw new TypeError(
       `invalid finalizer ${JSON.stringify(name)}: use a domain-qualified name, e.g. openstack.shiftstack.io/load-balancer`,
     );

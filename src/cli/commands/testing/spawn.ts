@@ -7,14 +7,23 @@ import { join } from 'node:path';
 
 const bin = join(import.meta.dirname, '../../../../bin/shiftstack.js');
 
-/** Starts `shiftstack ...args`, collecting stdout until `until` matches it. */
-export function startCli(args: string[], until: RegExp) {
-  const child = spawn(process.execPath, [bin, ...args], { stdio: ['ignore', 'pipe', 'pipe'] });
+/**
+ * Starts `shiftstack ...args`, collecting stdout until `until` matches it (within `timeoutMs`, 20 s
+ * by default), in `cwd` when given.
+ */
+export function startCli(args: string[], until: RegExp, opts: { cwd?: string; timeoutMs?: number } = {}) {
+  const child = spawn(process.execPath, [bin, ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    ...(opts.cwd ? { cwd: opts.cwd } : {}),
+  });
   let out = '';
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(() => reject(new Error(`no match for ${until} in: ${out}\n${err}`)), 20_000);
+    const timer = setTimeout(
+      () => reject(new Error(`no match for ${until} in: ${out}\n${err}`)),
+      opts.timeoutMs ?? 20_000,
+    );
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (until.test(out)) {
@@ -28,5 +37,5 @@ export function startCli(args: string[], until: RegExp) {
     });
   });
   const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
-  return { child, ready, exited, output: () => out };
+  return { child, ready, exited, output: () => out, errors: () => err };
 }

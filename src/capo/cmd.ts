@@ -1,0 +1,252 @@
+/**
+ * `shiftstack capo`: what CAPO's `main.go` wires, with its flag names and defaults: one Manager
+ * (leader election on the Lease `controller-leader-election-capo`), one ScopeCache of OpenStack
+ * clients (`--scope-cache-max-size`), and the OpenStackCluster, OpenStackMachine and
+ * OpenStackServer controllers (plus OpenStackMachineTemplate capacity). Options come in parsed;
+ * src/cli/commands/capo.ts reads the flags.
+ */
+import { readFileSync } from 'node:fs';
+import { KubeConfig } from '@kubernetes/client-node';
+import type { Logger } from '../lib/log.ts';
+import { createRegistry, type Registry } from '../lib/metrics.ts';
+import { Manager } from '../kube/index.ts';
+import type { OpenStackClientOptions } from '../openstack/client.ts';
+import { parseGoDuration } from '../openstack/config/duration.ts';
+import {
+  registerOpenStackClusterController,
+  type OpenStackClusterControllerOptions,
+} from './controllers/openstackcluster.ts';
+import {
+  registerOpenStackMachineController,
+  type OpenStackMachineControllerOptions,
+} from './controllers/openstackmachine.ts';
+import {
+  registerOpenStackMachineTemplateController,
+  type OpenStackMachineTemplateControllerOptions,
+} from './controllers/openstackmachinetemplate.ts';
+import {
+  registerOpenStackServerController,
+  type OpenStackServerControllerOptions,
+} from './controllers/openstackserver.ts';
+import { ScopeCache } from './identity.ts';
+
+/** CAPO's LeaderElectionID. */
+export const CAPO_LEASE_NAME = 'controller-leader-election-capo';
+
+/** A flag value the user must fix; the CLI exits 2 with the message. */
+export class CapoUsageError extends Error {
+  override readonly name = 'CapoUsageError';
+}
+
+export interface CapoOptions {
+  kubeconfig?: string | undefined;
+  /** CAPO `--leader-elect` (false; the Deployment turns it on). */
+  leaderElect: boolean;
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+  /** The Lease's namespace; by default the pod's, as controller-runtime finds it (see `leaseNamespace()`). */
+  leaseNamespace?: string | undefined;
+  /** CAPO `--openstackcluster-concurrency` (10). */
+  openStackClusterConcurrency: number;
+  /** CAPO `--openstackmachine-concurrency` (10); the OpenStackServer controller gets as many workers. */
+  openStackMachineConcurrency: number;
+  /** `--openstackmachinetemplate-concurrency` (10). */
+  openStackMachineTemplateConcurrency: number;
+  /** CAPO `--scope-cache-max-size` (10). */
+  scopeCacheMaxSize: number;
+  /** CAPO `--sync-period` (10 min): every cached object is reconciled again this often; 0 never. */
+  syncPeriodMs: number;
+  /** CAPO `--kube-api-qps` (20) and `--kube-api-burst` (30). */
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  /** CAPO `--health-addr` (`:9440`): /healthz, /readyz and /metrics; undefined: none. */
+  health: { host: string; port: number } | undefined;
+  /**
+   * shiftstack `--act-as-cluster-api-core`: also do what Cluster API core would (the Cluster's
+   * infrastructureReady and endpoint, the Machines' owner references, providerID, addresses and
+   * readiness). Only where no Cluster API core runs (the demo, tests); never next to Cluster API.
+   */
+  actAsClusterAPICore: boolean;
+}
+
+export const CAPO_DEFAULTS: Omit<CapoOptions, 'kubeconfig' | 'leaseNamespace'> = {
+  leaderElect: false,
+  leaseDurationMs: 15_000,
+  renewDeadlineMs: 10_000,
+  retryPeriodMs: 2_000,
+  openStackClusterConcurrency: 10,
+  openStackMachineConcurrency: 10,
+  openStackMachineTemplateConcurrency: 10,
+  scopeCacheMaxSize: 10,
+  syncPeriodMs: 600_000,
+  kubeApiQps: 20,
+  kubeApiBurst: 30,
+  health: { host: '', port: 9440 },
+  actAsClusterAPICore: false,
+};
+
+/** A Go duration flag (`15s`, `10m0s`) in milliseconds. */
+export function durationFlag(flag: string, text: string): number {
+  const ms = parseGoDuration(text);
+  if (ms === undefined || ms < 0) {
+    throw new CapoUsageError(
+      `${flag}: "${text}" is not a duration; write it as Go does, e.g. 15s, 10m0s, 500ms`,
+    );
+  }
+  return ms;
+}
+
+/**
+ * A Go listen address (`:9440`, `127.0.0.1:9440`, `[::1]:9440`); `0` or empty turns the server
+ * off, as controller-runtime does.
+ */
+export function listenAddress(flag: string, text: string): { host: string; port: number } | undefined {
+  if (text === '' || text === '0') return undefined;
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || !(port >= 0 && port <= 65535)) {
+    throw new CapoUsageError(
+      `${flag}: "${text}" is not an address; write host:port, e.g. :9440 or 127.0.0.1:9440 (0 turns it off)`,
+    );
+  }
+  if (port === 0) return undefined;
+  return { host: m[1] ?? m[2] ?? '', port };
+}
+
+/**
+ * Where controller-runtime puts its Lease when told nothing: the pod's namespace (POD_NAMESPACE,
+ * else the service account's namespace file), else the kubeconfig context's, else `default`.
+ */
+export function leaseNamespace(
+  env: Record<string, string | undefined>,
+  readServiceAccountNamespace: () => string | undefined = serviceAccountNamespace,
+  kubeConfig?: KubeConfig,
+): string {
+  const fromEnv = env.POD_NAMESPACE?.trim();
+  if (fromEnv) return fromEnv;
+  const fromFile = readServiceAccountNamespace()?.trim();
+  if (fromFile) return fromFile;
+  const ctx = kubeConfig?.getContextObject(kubeConfig.getCurrentContext());
+  return ctx?.namespace || 'default';
+}
+
+const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
+
+function serviceAccountNamespace(): string | undefined {
+  try {
+    return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8');
+  } catch {
+    return undefined;
+  }
+}
+
+export interface CapoDeps {
+  log: Logger;
+  registry?: Registry;
+  /** Tests hand a KubeConfig instead of a file. */
+  kubeConfig?: KubeConfig;
+  /** For the OpenStack clients the scope cache builds (tests: retry delays, a fresh token cache). */
+  openstackClient?: Omit<OpenStackClientOptions, 'signal'>;
+  /** Per-controller settings besides the flags (tests and benchmarks scale the waits). */
+  cluster?: Partial<OpenStackClusterControllerOptions>;
+  machine?: Partial<OpenStackMachineControllerOptions>;
+  server?: Partial<OpenStackServerControllerOptions>;
+  machineTemplate?: Partial<OpenStackMachineTemplateControllerOptions>;
+  gracefulShutdownTimeoutMs?: number;
+}
+
+export interface Capo {
+  manager: Manager;
+  scopes: ScopeCache;
+  /** Runs until `signal` aborts (graceful) or the lease is lost (rejects); closes the clients. */
+  run(signal: AbortSignal): Promise<void>;
+}
+
+/** Builds the manager, the scope cache and the controllers; nothing connects until `run`. */
+export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
+  const log = deps.log;
+  if (opts.scopeCacheMaxSize < 1) throw new CapoUsageError('--scope-cache-max-size must be at least 1');
+  const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
+  const registry = deps.registry ?? createRegistry();
+  const lease = opts.leaseNamespace ?? leaseNamespace(process.env, serviceAccountNamespace, kubeConfig);
+  const manager = new Manager({
+    name: 'capo-controller-manager',
+    kubeConfig,
+    log,
+    registry,
+    qps: opts.kubeApiQps,
+    burst: opts.kubeApiBurst,
+    ...(opts.syncPeriodMs > 0 ? { informers: { resyncPeriodMs: opts.syncPeriodMs } } : {}),
+    ...(opts.health ? { healthProbe: opts.health } : {}),
+    ...(deps.gracefulShutdownTimeoutMs !== undefined
+      ? { gracefulShutdownTimeoutMs: deps.gracefulShutdownTimeoutMs }
+      : {}),
+    ...(opts.leaderElect
+      ? {
+          leaderElection: {
+            leaseName: CAPO_LEASE_NAME,
+            leaseNamespace: lease,
+            leaseDurationMs: opts.leaseDurationMs,
+            renewDeadlineMs: opts.renewDeadlineMs,
+            retryPeriodMs: opts.retryPeriodMs,
+            releaseOnCancel: true,
+          },
+        }
+      : {}),
+  });
+  // Identity Secrets are read from the cache: a reconcile costs no API read, and a rotated
+  // clouds.yaml arrives by watch (a new digest, a new client).
+  const scopes = new ScopeCache({
+    reader: manager.client,
+    maxSize: opts.scopeCacheMaxSize,
+    client: { log, registry, userAgent: 'shiftstack-capo', ...deps.openstackClient },
+    log,
+  });
+  const actAsClusterAPICore = opts.actAsClusterAPICore;
+  registerOpenStackClusterController(manager, scopes, {
+    workers: opts.openStackClusterConcurrency,
+    actAsClusterAPICore,
+    ...deps.cluster,
+  });
+  registerOpenStackMachineController(manager, scopes, {
+    workers: opts.openStackMachineConcurrency,
+    actAsClusterAPICore,
+    ...deps.machine,
+  });
+  registerOpenStackServerController(manager, scopes, {
+    workers: opts.openStackMachineConcurrency,
+    ...deps.server,
+  });
+  registerOpenStackMachineTemplateController(manager, scopes, {
+    workers: opts.openStackMachineTemplateConcurrency,
+    ...deps.machineTemplate,
+  });
+  log.info(
+    {
+      leaderElect: opts.leaderElect,
+      ...(opts.leaderElect ? { lease: `${lease}/${CAPO_LEASE_NAME}` } : {}),
+      actAsClusterAPICore,
+    },
+    'capo controller manager configured',
+  );
+  return {
+    manager,
+    scopes,
+    async run(signal) {
+      try {
+        await manager.start(signal);
+      } finally {
+        await scopes.close();
+      }
+    },
+  };
+}
+
+/** `--kubeconfig`, else client-node's default chain: KUBECONFIG, ~/.kube/config, in-cluster. */
+function loadKubeConfig(file: string | undefined): KubeConfig {
+  const kc = new KubeConfig();
+  if (file) kc.loadFromFile(file);
+  else kc.loadFromDefault();
+  return kc;
+}

@@ -1,0 +1,508 @@
+/**
+ * The OpenStackServer controller (CAPO v0.14 `controllers/openstackserver_controller.go`): one Nova
+ * server with its ports, trunks and volumes per object, through the shared server engine
+ * (src/openstack/services/server), one engine step per reconcile.
+ *
+ * reconcileNormal, per CAPO:
+ *   reviewSpec (the spec is immutable: a refused change is a SpecAccepted=False condition and a
+ *   Warning Event, and the accepted spec is what we act on) → instanceState ERROR is terminal →
+ *   finalizer → credentials (identityRef, through the ScopeCache) → bootstrap data (userDataRef) →
+ *   the engine: resolve, recorded in status.resolved before anything is created (the first step
+ *   returns and we requeue at once), then ports (each id in status.resources.ports as soon as it
+ *   exists), volumes, the server (status.instanceID at once) → instanceState, addresses, ready and
+ *   the InstanceReady and Ready conditions.
+ * reconcileDelete: from status alone (status.resolved, resources, instanceID; volume names from the
+ *   accepted spec kept in status): the engine adopts again by name, deletes the server, volumes,
+ *   trunks and ports; the finalizer goes last. Nothing recorded means nothing was created.
+ *
+ * Never blocks: every wait is `{ requeueAfterMs }` (the engine's hint for BUILD and deletes, capped
+ * at 10 s; 15 s, CAPO's, for bootstrap data and credentials; a bounded exponential back-off for
+ * failures that may pass, such as Nova's NoValidHost).
+ *
+ * Not supported yet, and said so (condition + Warning Event, never silently ignored):
+ * `floatingIPPoolRef` (the server is made, FloatingAddressFromPoolReady stays False), an ORC
+ * `image.imageRef` and a port `qosPolicy` (nothing is made).
+ */
+import type { V1Secret } from '@kubernetes/client-node';
+import {
+  addFinalizer,
+  hasFinalizer,
+  isDeleting,
+  isNotFound,
+  kinds,
+  objectKey,
+  removeFinalizer,
+  type Manager,
+  type Predicate,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '../../kube/index.ts';
+import { AuthenticationError, EndpointNotFoundError } from '../../openstack/core/errors.ts';
+import {
+  instanceAddresses,
+  ServerEngine,
+  volumeSpecs,
+  type BackoffPolicy,
+  type EnsureResult,
+  type Failed,
+  type RemoveResult,
+  type ServerState,
+} from '../../openstack/services/server/index.ts';
+import {
+  capoKinds,
+  Conditions,
+  EventReasons,
+  Reasons,
+  reviewSpec,
+  SERVER_FINALIZER,
+  SERVER_UNEXPECTEDLY_DELETED_MESSAGE,
+  type OpenStackServer,
+  type OpenStackServerSpec,
+} from '../api/index.ts';
+import { IdentityError, type Scope, type ScopeCache } from '../identity.ts';
+import { ServerReport } from '../server/report.ts';
+import { toServerSpec } from '../server/spec.ts';
+import { addressesOf, stateFromStatus, statusFromState } from '../server/status.ts';
+import { readUserData } from '../server/user-data.ts';
+
+export const OPENSTACK_SERVER_CONTROLLER = 'openstackserver';
+
+/** CAPO's Event reasons for the server's own lifecycle. */
+export const ServerEventReasons = {
+  SuccessfulCreateServer: 'SuccessfulCreateServer',
+  FailedCreateServer: 'FailedCreateServer',
+  SuccessfulDeleteServer: 'SuccessfulDeleteServer',
+  FailedDeleteServer: 'FailedDeleteServer',
+} as const;
+
+/** Condition reasons of a True condition (metav1 wants one). */
+const InstanceActive = 'InstanceActive';
+const ServerReady = 'Ready';
+
+export interface OpenStackServerControllerOptions {
+  /** Concurrent reconciles (CAPO has no flag of its own for this controller; default 10). */
+  workers?: number;
+  /** The engine's waits: first look after a write, cap (≤ 10 s), and the idle-state wait (60 s). */
+  backoff?: Partial<BackoffPolicy>;
+  /** Waiting for bootstrap data or credentials: CAPO's 15 s (capped at 15 s). */
+  waitMs?: number;
+  /** A failure that may pass (NoValidHost, a quota): first retry, doubling up to `errorMaxMs`. */
+  errorInitialMs?: number;
+  /** Cap of the failure back-off (default and ceiling 15 s). */
+  errorMaxMs?: number;
+}
+
+const MAX_WAIT_MS = 15_000;
+
+export function registerOpenStackServerController(
+  mgr: Manager,
+  scopes: ScopeCache,
+  opts: OpenStackServerControllerOptions = {},
+): void {
+  const r = new OpenStackServerReconciler(mgr, scopes, opts);
+  const servers = mgr.informers.informerFor(capoKinds.OpenStackServer);
+  mgr
+    .controller(OPENSTACK_SERVER_CONTROLLER)
+    .for(capoKinds.OpenStackServer, { predicates: [notStatusOnly] })
+    // The bootstrap data appears after the server object: look again as soon as it does.
+    .watches(kinds.Secret, (secret: V1Secret) =>
+      servers
+        .list()
+        .filter(
+          (s) =>
+            s.metadata?.namespace === secret.metadata?.namespace &&
+            s.spec.userDataRef?.name === secret.metadata?.name,
+        )
+        .map((s) => objectKey(s)),
+    )
+    .withOptions({ maxConcurrentReconciles: opts.workers ?? 10 })
+    .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
+}
+
+/**
+ * Our own status writes need no reconcile (each step requeues for what it waits on); a spec,
+ * deletion, finalizer, label or annotation change does.
+ */
+const notStatusOnly: Predicate<OpenStackServer> = {
+  update: (a, b) =>
+    a.metadata?.generation !== b.metadata?.generation ||
+    a.metadata?.deletionTimestamp !== b.metadata?.deletionTimestamp ||
+    JSON.stringify([a.metadata?.finalizers, a.metadata?.labels, a.metadata?.annotations]) !==
+      JSON.stringify([b.metadata?.finalizers, b.metadata?.labels, b.metadata?.annotations]),
+};
+
+class OpenStackServerReconciler {
+  private readonly mgr: Manager;
+  private readonly scopes: ScopeCache;
+  private readonly backoff: Partial<BackoffPolicy>;
+  private readonly waitMs: number;
+  private readonly errorInitialMs: number;
+  private readonly errorMaxMs: number;
+  /** The resourceVersion of our last write per object (namespace/name), while the cache may lag it. */
+  private readonly written = new Map<string, string>();
+  /** Consecutive retryable failures per object (uid), for the back-off; forgotten on success. */
+  private readonly failures = new Map<string, number>();
+
+  constructor(mgr: Manager, scopes: ScopeCache, opts: OpenStackServerControllerOptions) {
+    this.mgr = mgr;
+    this.scopes = scopes;
+    this.backoff = opts.backoff ?? {};
+    this.waitMs = Math.min(Math.max(opts.waitMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
+    this.errorMaxMs = Math.min(Math.max(opts.errorMaxMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
+    this.errorInitialMs = Math.min(Math.max(opts.errorInitialMs ?? 1_000, 1), this.errorMaxMs);
+  }
+
+  async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
+    const key = `${req.namespace ?? ''}/${req.name}`;
+    let obj = await this.mgr.client.get(capoKinds.OpenStackServer, req, { signal });
+    if (!obj) {
+      this.written.delete(key);
+      return {};
+    }
+    const mine = this.written.get(key);
+    let fresh = false;
+    // Read our own writes: a cache that has not caught up with the last status we wrote would make
+    // us resolve again, or worse, on delete, believe nothing was created. A delete always reads fresh.
+    if (isDeleting(obj) || (mine !== undefined && mine !== obj.metadata?.resourceVersion)) {
+      try {
+        obj = await this.mgr.api.get(capoKinds.OpenStackServer, req, { signal });
+      } catch (err) {
+        if (!isNotFound(err)) throw err;
+        this.written.delete(key);
+        return {};
+      }
+      fresh = true;
+    }
+    const report = new ServerReport(obj, { api: this.mgr.api, events: this.mgr.events, log: ctx.log });
+    report.status.ready ??= false;
+    const remember = () => {
+      const rv = report.object.metadata?.resourceVersion;
+      if (rv !== undefined && (fresh || rv !== obj.metadata?.resourceVersion)) this.written.set(key, rv);
+      else this.written.delete(key);
+    };
+    if (isDeleting(obj)) {
+      if (!hasFinalizer(obj, SERVER_FINALIZER)) return {};
+      try {
+        return await this.reconcileDelete(report, signal);
+      } finally {
+        remember();
+      }
+    }
+    try {
+      return await this.reconcileNormal(report, signal);
+    } finally {
+      // Whatever happened, what the conditions say reaches the object (a no-op when nothing changed).
+      if (!signal.aborted) {
+        await report.write(signal).catch((err: unknown) => ctx.log.warn({ err }, 'status write failed'));
+      }
+      remember();
+    }
+  }
+
+  private async reconcileNormal(report: ServerReport, signal: AbortSignal): Promise<Result> {
+    let obj = report.object;
+    const status = report.status;
+    const review = reviewSpec('OpenStackServer', obj);
+    report.condition({
+      ...review.condition,
+      event: review.refused.length > 0 ? refusalEvent(review.condition.reason) : undefined,
+    });
+    if (review.record) Object.assign(status, review.record);
+    const spec = review.spec;
+    if (!spec) {
+      // Never accepted: nothing to act on until the spec is fixed (and that edit wakes us).
+      this.notReady(report, Reasons.InvalidSpec, review.condition.message);
+      return {};
+    }
+
+    if (status.instanceState === 'ERROR') return {};
+
+    if (!hasFinalizer(obj, SERVER_FINALIZER)) {
+      obj = await addFinalizer(this.mgr.api, capoKinds.OpenStackServer, obj, SERVER_FINALIZER, { signal });
+      report.rebase(obj);
+    }
+
+    if (spec.floatingIPPoolRef) {
+      report.condition({
+        type: Conditions.FloatingAddressFromPoolReady,
+        status: 'False',
+        reason: Reasons.NotSupported,
+        message: `floatingIPPoolRef ${spec.floatingIPPoolRef.kind}/${spec.floatingIPPoolRef.name}: floating IPs from an OpenStackFloatingIPPool are not supported yet; the server is created without one`,
+        event: Reasons.NotSupported,
+      });
+    }
+    const check = toServerSpec(obj.metadata!.name!, spec, undefined);
+    if (!check.spec) {
+      const message = check.unsupported.map((u) => `${u.path}: ${u.message}`).join('; ');
+      this.notReady(report, Reasons.NotSupported, message, Reasons.NotSupported);
+      return {};
+    }
+
+    const scope = await this.scope(report, spec, obj.metadata!.namespace!, signal);
+    if (!scope) return { requeueAfterMs: this.waitMs };
+
+    const userData = await readUserData(this.mgr.client, obj.metadata!.namespace!, spec.userDataRef, signal);
+    if (!userData.ready) {
+      this.notReady(report, Reasons.WaitingForBootstrapData, userData.message);
+      return { requeueAfterMs: this.waitMs };
+    }
+    const serverSpec = toServerSpec(obj.metadata!.name!, spec, userData.value).spec!;
+
+    const engine = new ServerEngine(scope.client, { backoff: this.backoff });
+    let result: EnsureResult;
+    try {
+      result = await engine.ensure(
+        { spec: serverSpec, ...stateFromStatus(status) },
+        { signal, record: (state) => this.record(report, state, signal) },
+      );
+    } catch (err) {
+      return this.openStackError(report, err, 'ensure');
+    }
+    this.authenticated(report);
+    for (const a of result.actions) {
+      if (a.resource === 'server' && a.verb === 'create') {
+        report.event(
+          `Normal:${ServerEventReasons.SuccessfulCreateServer}`,
+          `Created server ${serverSpec.name} with id ${a.id ?? '?'}`,
+        );
+      }
+    }
+    return this.ensured(report, result);
+  }
+
+  /** The engine's result in status and conditions; the requeue it asks for. */
+  private ensured(report: ServerReport, result: EnsureResult): Result {
+    const status = report.status;
+    const uid = report.object.metadata?.uid ?? '';
+    Object.assign(status, statusFromState(result.state));
+    switch (result.phase) {
+      case 'Ready':
+        this.failures.delete(uid);
+        status.instanceID = result.instanceID;
+        status.instanceState = result.instanceState;
+        status.addresses = addressesOf(result.addresses);
+        status.ready = true;
+        report.condition({ type: Conditions.InstanceReady, status: 'True', reason: InstanceActive });
+        report.condition({ type: Conditions.Ready, status: 'True', reason: ServerReady });
+        return {};
+      case 'Pending':
+        this.failures.delete(uid);
+        if (result.instanceState !== undefined) status.instanceState = result.instanceState;
+        if (result.server) status.addresses = addressesOf(instanceAddresses(result.server));
+        if (result.reason === 'Resolved') return { requeueAfterMs: 1 };
+        this.notReady(
+          report,
+          Reasons.InstanceNotReady,
+          result.message,
+          undefined,
+          result.reason === 'InstanceNotReady' ? 'Unknown' : 'False',
+        );
+        return { requeueAfterMs: result.retryAfterMs };
+      case 'Failed':
+        return this.failed(report, result);
+    }
+  }
+
+  private failed(report: ServerReport, result: Failed): Result {
+    const status = report.status;
+    if (result.instanceState !== undefined) status.instanceState = result.instanceState;
+    let reason: string;
+    let event: string | undefined;
+    let message = result.message;
+    switch (result.reason) {
+      case 'DependencyError':
+        reason = Reasons.DependencyFailed;
+        event = Reasons.DependencyFailed;
+        break;
+      case 'InstanceCreateFailed':
+        reason = Reasons.InstanceCreateFailed;
+        event = ServerEventReasons.FailedCreateServer;
+        // CAPO marks a refused create ERROR; here only a refusal that cannot pass is (a 400):
+        // NoValidHost may pass, and the ports made for it are reused, not leaked (CAPO #1404).
+        if (result.terminal) status.instanceState = 'ERROR';
+        break;
+      case 'InstanceError':
+        reason = Reasons.InstanceStateError;
+        event = Reasons.InstanceStateError;
+        status.instanceState = 'ERROR';
+        break;
+      case 'InstanceNotFound':
+        reason = Reasons.InstanceNotFound;
+        event = Reasons.InstanceNotFound;
+        message = `${SERVER_UNEXPECTEDLY_DELETED_MESSAGE}: ${result.message}`;
+        break;
+      case 'InstanceDeleted':
+        reason = Reasons.InstanceDeleted;
+        event = Reasons.InstanceDeleted;
+        break;
+      case 'PortNotFound':
+      case 'MultiplePorts':
+        reason = Reasons.PortCreateFailed;
+        event = Reasons.PortCreateFailed;
+        break;
+      default:
+        reason = Reasons.OpenStackError;
+        event = Reasons.OpenStackError;
+    }
+    status.ready = false;
+    this.notReady(report, reason, message, event);
+    if (result.terminal) return {};
+    return { requeueAfterMs: this.errorBackoff(report) };
+  }
+
+  private async reconcileDelete(report: ServerReport, signal: AbortSignal): Promise<Result> {
+    const obj = report.object;
+    const status = report.status;
+    const state = stateFromStatus(status);
+    const done = async (): Promise<Result> => {
+      await report.write(signal);
+      await removeFinalizer(this.mgr.api, capoKinds.OpenStackServer, report.object, SERVER_FINALIZER, {
+        signal,
+      });
+      this.failures.delete(obj.metadata?.uid ?? '');
+      return {};
+    };
+    // The create path records status.resolved before it makes anything: without it (and without
+    // an instance id) nothing was made, and no credentials are needed to say so.
+    if (!state.resolved && state.instanceID === undefined) return done();
+
+    // Cleanup acts on what was recorded: the accepted spec (the credentials used, the volume names).
+    const accepted = (status.acceptedSpec as OpenStackServerSpec | undefined) ?? obj.spec;
+    const scope = await this.scope(report, accepted, obj.metadata!.namespace!, signal);
+    if (!scope) {
+      await report.write(signal);
+      return { requeueAfterMs: this.waitMs };
+    }
+    if (state.resolved && !state.resolved.volumes) {
+      const translated = toServerSpec(obj.metadata!.name!, accepted, undefined).spec;
+      if (translated) state.resolved.volumes = volumeSpecs(translated);
+    }
+
+    const engine = new ServerEngine(scope.client, { backoff: this.backoff });
+    let result: RemoveResult;
+    try {
+      result = await engine.remove(
+        { name: obj.metadata!.name!, ...state },
+        { signal, record: (s) => this.record(report, s, signal) },
+      );
+    } catch (err) {
+      const r = this.openStackError(report, err, 'remove');
+      await report.write(signal);
+      return r;
+    }
+    this.authenticated(report);
+    for (const a of result.actions) {
+      if (a.resource === 'server' && a.verb === 'delete') {
+        report.event(
+          `Normal:${ServerEventReasons.SuccessfulDeleteServer}`,
+          `Deleted server ${obj.metadata!.name!} with id ${a.id ?? '?'}`,
+        );
+      }
+    }
+    switch (result.phase) {
+      case 'Ready':
+        return done();
+      case 'Pending':
+        this.failures.delete(obj.metadata?.uid ?? '');
+        await report.write(signal);
+        return { requeueAfterMs: result.retryAfterMs };
+      case 'Failed':
+        // A delete is retried whatever the failure: the finalizer stays until everything is gone.
+        this.notReady(
+          report,
+          Reasons.InstanceDeleteFailed,
+          result.message,
+          ServerEventReasons.FailedDeleteServer,
+        );
+        await report.write(signal);
+        return { requeueAfterMs: this.errorBackoff(report) };
+    }
+  }
+
+  /** The client of the identityRef, or undefined with the condition and Event saying why. */
+  private async scope(
+    report: ServerReport,
+    spec: OpenStackServerSpec,
+    namespace: string,
+    signal: AbortSignal,
+  ): Promise<Scope | undefined> {
+    try {
+      return await this.scopes.scopeFor({ namespace, identityRef: spec.identityRef, signal });
+    } catch (err) {
+      if (!IdentityError.is(err)) throw err;
+      const message = `${err.message}. Fix: ${err.fix}`;
+      report.condition({
+        type: Conditions.OpenStackAuthenticationSucceeded,
+        status: 'False',
+        reason: Reasons.OpenStackAuthenticationFailed,
+        message,
+        event: err.reason,
+      });
+      this.notReady(report, Reasons.OpenStackAuthenticationFailed, message);
+      return undefined;
+    }
+  }
+
+  private authenticated(report: ServerReport): void {
+    report.condition({
+      type: Conditions.OpenStackAuthenticationSucceeded,
+      status: 'True',
+      reason: 'Authenticated',
+    });
+  }
+
+  /**
+   * An error the engine could not turn into a result: Keystone refusing the credentials or a
+   * region without the service (a condition, an Event, a wait for the Secret to be fixed), or no
+   * answer at all (rethrown: the queue's back-off retries it).
+   */
+  private openStackError(report: ServerReport, err: unknown, during: 'ensure' | 'remove'): Result {
+    if (AuthenticationError.is(err) || EndpointNotFoundError.is(err)) {
+      report.condition({
+        type: Conditions.OpenStackAuthenticationSucceeded,
+        status: 'False',
+        reason: Reasons.OpenStackAuthenticationFailed,
+        message: err.message,
+        event: Reasons.OpenStackAuthenticationFailed,
+      });
+      this.notReady(report, Reasons.OpenStackAuthenticationFailed, err.message);
+      return { requeueAfterMs: this.waitMs };
+    }
+    if (during === 'ensure' && !(err instanceof Error && err.name === 'AbortError')) {
+      this.notReady(report, Reasons.OpenStackError, err instanceof Error ? err.message : String(err));
+    }
+    throw err;
+  }
+
+  /** InstanceReady and Ready False (or Unknown) with one reason; `event` for a Warning Event. */
+  private notReady(
+    report: ServerReport,
+    reason: string,
+    message: string,
+    event?: string,
+    status: 'False' | 'Unknown' = 'False',
+  ): void {
+    report.condition({ type: Conditions.InstanceReady, status, reason, message, event });
+    // Ready mirrors InstanceReady; a server once Ready stays so while only a wait is reported.
+    const ready = report.status.ready === true && status === 'Unknown';
+    if (!ready) report.condition({ type: Conditions.Ready, status, reason, message });
+  }
+
+  /** Persists what the engine made before it goes on (its `record`). */
+  private async record(report: ServerReport, state: ServerState, signal: AbortSignal): Promise<void> {
+    Object.assign(report.status, statusFromState(state));
+    await report.write(signal);
+  }
+
+  private errorBackoff(report: ServerReport): number {
+    const uid = report.object.metadata?.uid ?? '';
+    const n = (this.failures.get(uid) ?? 0) + 1;
+    this.failures.set(uid, n);
+    return Math.min(this.errorMaxMs, this.errorInitialMs * 2 ** Math.min(n - 1, 20));
+  }
+}
+
+function refusalEvent(reason: string): string {
+  return reason === Reasons.ImmutableFieldChanged ? EventReasons.SpecChangeRefused : EventReasons.InvalidSpec;
+}

@@ -1,0 +1,216 @@
+/**
+ * identityRef → client through both emulators: a Secret in the namespace, an OpenStackClusterIdentity
+ * lending a Secret of another namespace (and refusing a namespace its selector does not allow), the
+ * errors a user sees, and the scope cache's promise: one Keystone token for many reconciles.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import { kinds } from '../kube/index.ts';
+import { TokenCache } from '../openstack/core/token-cache.ts';
+import { capoKinds } from './api/index.ts';
+import { apiReader, IdentityError, ScopeCache } from './identity.ts';
+import { startCapoEnv, type CapoEnv } from './testing/env.ts';
+
+interface SimStats {
+  services: Record<string, { operations: Record<string, { count: number }> }>;
+}
+
+async function tokenRequests(env: CapoEnv): Promise<number> {
+  const res = await fetch(`${env.sim.url}/_sim/stats`);
+  const stats = (await res.json()) as SimStats;
+  return stats.services.keystone?.operations['POST /v3/auth/tokens']?.count ?? 0;
+}
+
+async function rejectsWith(p: Promise<unknown>, reason: string, pattern: RegExp): Promise<IdentityError> {
+  try {
+    await p;
+  } catch (err) {
+    assert.ok(IdentityError.is(err), `not an IdentityError: ${String(err)}`);
+    assert.equal(err.reason, reason, err.message);
+    assert.match(`${err.message} Fix: ${err.fix}`, pattern);
+    return err;
+  }
+  assert.fail(`expected ${reason}`);
+}
+
+describe('ScopeCache', () => {
+  let env: CapoEnv;
+
+  before(async () => {
+    env = await startCapoEnv();
+  });
+  after(async () => {
+    await env?.close();
+  });
+
+  function cache(maxSize?: number): ScopeCache {
+    return new ScopeCache({
+      reader: apiReader(env.api),
+      ...(maxSize !== undefined ? { maxSize } : {}),
+      client: { tokenCache: new TokenCache(), retry: { baseDelayMs: 10, maxDelayMs: 50 } },
+    });
+  }
+
+  it('builds a working client from a Secret in the object’s namespace, region from identityRef', async () => {
+    const scopes = cache();
+    try {
+      const scope = await scopes.scopeFor({ namespace: env.namespace, identityRef: env.identityRef });
+      assert.equal(scope.cloudName, 'openstack');
+      assert.equal(scope.region, 'RegionOne');
+      assert.equal(scope.source, `Secret ${env.namespace}/capo-demo-cloud-config`);
+      const projects = await scope.client.identity.projects.listMine().all();
+      assert.deepEqual(
+        projects.map((p) => p.name),
+        ['demo'],
+      );
+      const other = await scopes.scopeFor({
+        namespace: env.namespace,
+        identityRef: { ...env.identityRef, region: 'RegionTwo' },
+      });
+      assert.equal(other.region, 'RegionTwo');
+      assert.notEqual(other.client, scope.client, 'another region is another client');
+      assert.equal(scopes.size, 2);
+    } finally {
+      await scopes.close();
+    }
+  });
+
+  it('one client and one Keystone token for 50 concurrent reconciles of the same identity', async () => {
+    const ref = await env.identitySecret('token-once');
+    const scopes = cache();
+    try {
+      const before = await tokenRequests(env);
+      const scopesSeen = await Promise.all(
+        Array.from({ length: 50 }, async () => {
+          const scope = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+          await scope.client.compute.flavors.list().all();
+          return scope;
+        }),
+      );
+      assert.equal(new Set(scopesSeen.map((s) => s.client)).size, 1);
+      assert.equal((await tokenRequests(env)) - before, 1);
+      // Later reconciles reuse the client and its token.
+      for (let i = 0; i < 5; i++) {
+        const scope = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+        await scope.client.network.networks.list().all();
+      }
+      assert.equal((await tokenRequests(env)) - before, 1);
+    } finally {
+      await scopes.close();
+    }
+  });
+
+  it('a changed Secret gives a new client; the old entry is dropped', async () => {
+    const ref = await env.identitySecret('rotated');
+    const scopes = cache();
+    try {
+      const first = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+      const again = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+      assert.equal(again.client, first.client);
+      await env.identitySecret('rotated', { cacert: '' });
+      // Same clouds.yaml, an extra (empty) key: the content digest is what counts, not the key set.
+      const sameContent = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+      assert.equal(sameContent.client, first.client);
+      await env.identitySecret('rotated', { authUrl: `${env.sim.authUrl}/` });
+      const rotated = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+      assert.notEqual(rotated.client, first.client);
+      assert.equal(scopes.size, 1);
+      await rotated.client.compute.flavors.list().all();
+    } finally {
+      await scopes.close();
+    }
+  });
+
+  it('keeps at most maxSize clients, least recently used out first', async () => {
+    const scopes = cache(2);
+    try {
+      // Distinct content per Secret (a cloud name of its own), so each is a client of its own.
+      const refs = await Promise.all(
+        ['lru-a', 'lru-b', 'lru-c'].map((n, i) => env.identitySecret(n, { cloudName: `cloud-${i}` })),
+      );
+      const scopeOf = async (i: number) =>
+        (await scopes.scopeFor({ namespace: env.namespace, identityRef: refs[i]! })).client;
+      const a = await scopeOf(0);
+      const b = await scopeOf(1);
+      assert.equal(await scopeOf(0), a);
+      await scopeOf(2);
+      assert.equal(scopes.size, 2);
+      // a was used more recently than b, so b went.
+      assert.equal(await scopeOf(0), a);
+      assert.notEqual(await scopeOf(1), b);
+    } finally {
+      await scopes.close();
+    }
+  });
+
+  it('OpenStackClusterIdentity: lends its Secret to the namespaces its selector allows, refuses others', async () => {
+    await env.identitySecret('shared-credentials', { namespace: 'capo-system' });
+    await env.ensureNamespace('tenant-a', { 'capo.example/tenant': 'true' });
+    await env.ensureNamespace('tenant-b');
+    await env.api.create(capoKinds.OpenStackClusterIdentity, {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1alpha1',
+      kind: 'OpenStackClusterIdentity',
+      metadata: { name: 'shared-openstack' },
+      spec: {
+        secretRef: { name: 'shared-credentials', namespace: 'capo-system' },
+        namespaceSelector: { matchLabels: { 'capo.example/tenant': 'true' } },
+      },
+    });
+    const ref = { type: 'ClusterIdentity' as const, name: 'shared-openstack', cloudName: 'openstack' };
+    const scopes = cache();
+    try {
+      const scope = await scopes.scopeFor({ namespace: 'tenant-a', identityRef: ref });
+      assert.equal(
+        scope.source,
+        'Secret capo-system/shared-credentials (OpenStackClusterIdentity shared-openstack)',
+      );
+      await scope.client.compute.flavors.list().all();
+      await rejectsWith(
+        scopes.scopeFor({ namespace: 'tenant-b', identityRef: ref }),
+        'IdentityNotAllowed',
+        /may not be used from namespace tenant-b.*label namespace tenant-b/,
+      );
+      await rejectsWith(
+        scopes.scopeFor({ namespace: 'tenant-a', identityRef: { ...ref, name: 'nope' } }),
+        'IdentityNotFound',
+        /OpenStackClusterIdentity nope not found/,
+      );
+    } finally {
+      await scopes.close();
+    }
+  });
+
+  it('reports a missing Secret, a missing clouds.yaml key and an unknown cloudName with a suggestion', async () => {
+    const scopes = cache();
+    try {
+      await rejectsWith(
+        scopes.scopeFor({ namespace: env.namespace, identityRef: { ...env.identityRef, name: 'absent' } }),
+        'IdentityNotFound',
+        /Secret capo-demo\/absent not found/,
+      );
+      await env.api.create(kinds.Secret, {
+        apiVersion: 'v1',
+        kind: 'Secret',
+        metadata: { name: 'wrong-key', namespace: env.namespace },
+        stringData: { 'cloud.yaml': env.cloudsYaml() },
+      });
+      await rejectsWith(
+        scopes.scopeFor({ namespace: env.namespace, identityRef: { ...env.identityRef, name: 'wrong-key' } }),
+        'IdentityInvalid',
+        /has no key clouds\.yaml \(it has cloud\.yaml\)/,
+      );
+      const err = await rejectsWith(
+        scopes.scopeFor({
+          namespace: env.namespace,
+          identityRef: { ...env.identityRef, cloudName: 'opnstack' },
+        }),
+        'IdentityInvalid',
+        /no cloud named "opnstack".*did you mean "openstack"/,
+      );
+      assert.doesNotMatch(`${err.message} ${err.fix}`, /secret$|password/i);
+      assert.equal(scopes.size, 0, 'failures are not cached');
+    } finally {
+      await scopes.close();
+    }
+  });
+});

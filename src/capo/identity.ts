@@ -1,0 +1,322 @@
+/**
+ * identityRef → OpenStack client, as CAPO's scope cache (`--scope-cache-max-size`, PR #1688) does it.
+ *
+ * An identityRef names either a Secret in the object's namespace or a cluster-scoped
+ * OpenStackClusterIdentity that lends a Secret of another namespace to the namespaces its
+ * `namespaceSelector` allows. The Secret holds `clouds.yaml` (required) and `cacert` (optional, PEM).
+ *
+ * One client per (Secret content digest, cloudName, region), kept in a small LRU: a reconcile of the
+ * same identity reuses the client, so the Keystone token (cached process-wide by auth request) is
+ * asked for once, not once per reconcile (CAPO #1647). The digest is over the Secret's content, so a
+ * rotated Secret yields a new client on the next reconcile while the old one finishes its calls.
+ */
+import { createHash } from 'node:crypto';
+import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
+import { ConfigError, type ConfigProblem } from '../lib/config.ts';
+import type { Logger } from '../lib/log.ts';
+import { redactText } from '../lib/redact.ts';
+import {
+  isNotFound,
+  kinds,
+  matchesLabelSelector,
+  type KubeClient,
+  type KubernetesObject,
+  type LabelSelector,
+  type ObjectKey,
+  type ResourceType,
+} from '../kube/index.ts';
+import { OpenStackClient, type OpenStackClientOptions } from '../openstack/client.ts';
+import { loadCloudsYamlText } from '../openstack/config/clouds-yaml.ts';
+import type { CloudConfig } from '../openstack/config/types.ts';
+import { capoKinds, type IdentityRef, type OpenStackClusterIdentity } from './api/index.ts';
+
+export const DEFAULT_SCOPE_CACHE_MAX_SIZE = 10;
+export const CLOUDS_YAML_KEY = 'clouds.yaml';
+export const CACERT_KEY = 'cacert';
+
+export type IdentityErrorReason = 'IdentityNotFound' | 'IdentityInvalid' | 'IdentityNotAllowed';
+
+/**
+ * Why an identityRef gives no client. `message` and `fix` are meant for a condition message and a
+ * Warning Event; neither carries a credential.
+ */
+export class IdentityError extends Error {
+  override readonly name = 'IdentityError';
+  readonly reason: IdentityErrorReason;
+  readonly fix: string;
+
+  constructor(reason: IdentityErrorReason, message: string, fix: string) {
+    super(redactText(message));
+    this.reason = reason;
+    this.fix = redactText(fix);
+  }
+
+  static is(err: unknown): err is IdentityError {
+    return (
+      err instanceof Error && err.name === 'IdentityError' && typeof (err as IdentityError).fix === 'string'
+    );
+  }
+}
+
+/**
+ * Reads objects, undefined when absent: the manager's CachedClient fits as is; `apiReader` adapts a
+ * KubeClient (no cache, for tools and tests).
+ */
+export interface ObjectReader {
+  get<T extends KubernetesObject>(
+    type: ResourceType<T>,
+    key: ObjectKey,
+    opts?: { signal?: AbortSignal | undefined },
+  ): Promise<T | undefined>;
+}
+
+export function apiReader(api: KubeClient): ObjectReader {
+  return {
+    async get(type, key, opts = {}) {
+      try {
+        return await api.get(type, key, { signal: opts.signal });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    },
+  };
+}
+
+/** A working identity: the client and what a controller reports about it. */
+export interface Scope {
+  client: OpenStackClient;
+  /** The config the client was built from (after the identityRef's region override). */
+  config: CloudConfig;
+  cloudName: string;
+  /** The identityRef's region, else clouds.yaml's; part of a machine's providerID. */
+  region: string | undefined;
+  /** Where the credentials came from, e.g. `Secret ns/name` (for messages). */
+  source: string;
+}
+
+export interface ScopeCacheOptions {
+  reader: ObjectReader;
+  /** CAPO's `--scope-cache-max-size`; default 10. */
+  maxSize?: number;
+  /** Passed to every client built (registry, log, retry, token cache, …). */
+  client?: Omit<OpenStackClientOptions, 'signal'>;
+  log?: Logger;
+}
+
+export interface ScopeRequest {
+  /** The namespace of the object whose identityRef this is. */
+  namespace: string;
+  identityRef: IdentityRef;
+  signal?: AbortSignal | undefined;
+}
+
+interface Credentials {
+  cloudsYaml: string;
+  caPem: string | undefined;
+  /** `Secret ns/name`, or `Secret ns/name (OpenStackClusterIdentity x)`. */
+  source: string;
+}
+
+export class ScopeCache {
+  readonly maxSize: number;
+  private readonly reader: ObjectReader;
+  private readonly clientOptions: Omit<OpenStackClientOptions, 'signal'>;
+  private readonly log: Logger | undefined;
+  /** In LRU order, oldest first: a hit moves its entry to the end. */
+  private readonly entries = new Map<string, Promise<Scope>>();
+  /** identity (kind, namespace, name, cloud, region) → the entry key its current content maps to. */
+  private readonly current = new Map<string, string>();
+  /** Every client ever built, closed by `close()`; evicted ones may still serve reconciles in flight. */
+  private readonly built = new Set<OpenStackClient>();
+
+  constructor(opts: ScopeCacheOptions) {
+    const max = opts.maxSize ?? DEFAULT_SCOPE_CACHE_MAX_SIZE;
+    if (!Number.isInteger(max) || max < 1) throw new Error(`scope cache size must be ≥ 1, got ${max}`);
+    this.maxSize = max;
+    this.reader = opts.reader;
+    this.clientOptions = opts.client ?? {};
+    this.log = opts.log;
+  }
+
+  /** Clients cached now. */
+  get size(): number {
+    return this.entries.size;
+  }
+
+  /** The client for an identityRef; throws IdentityError when the identity cannot be used. */
+  async scopeFor(req: ScopeRequest): Promise<Scope> {
+    const { identityRef: ref, namespace, signal } = req;
+    const creds = await this.credentials(namespace, ref, signal);
+    const region = ref.region || undefined;
+    const digest = createHash('sha256')
+      .update(JSON.stringify([creds.cloudsYaml, creds.caPem ?? null]))
+      .digest('hex');
+    const key = JSON.stringify([digest, ref.cloudName, region ?? null]);
+    const identity = JSON.stringify([
+      ref.type ?? 'Secret',
+      ref.type === 'ClusterIdentity' ? '' : namespace,
+      ref.name,
+      ref.cloudName,
+      region ?? null,
+    ]);
+
+    const previous = this.current.get(identity);
+    if (previous !== undefined && previous !== key && this.entries.delete(previous)) {
+      this.log?.info({ identity: creds.source, cloudName: ref.cloudName }, 'credentials changed; new client');
+    }
+    this.current.set(identity, key);
+
+    let entry = this.entries.get(key);
+    if (entry) {
+      this.entries.delete(key);
+      this.entries.set(key, entry);
+      return entry;
+    }
+    entry = this.build(creds, ref.cloudName, region);
+    this.entries.set(key, entry);
+    // A failure is not cached: the next reconcile reads the Secret again.
+    entry.catch(() => {
+      if (this.entries.get(key) === entry) this.entries.delete(key);
+    });
+    while (this.entries.size > this.maxSize) {
+      const oldest = this.entries.keys().next().value as string;
+      this.entries.delete(oldest);
+    }
+    return entry;
+  }
+
+  /** Closes every client built (at shutdown; a reconcile still using one fails its next call). */
+  async close(): Promise<void> {
+    this.entries.clear();
+    this.current.clear();
+    const clients = [...this.built];
+    this.built.clear();
+    await Promise.all(clients.map((c) => c.close()));
+  }
+
+  private async build(creds: Credentials, cloudName: string, region: string | undefined): Promise<Scope> {
+    let config: CloudConfig;
+    try {
+      const loaded = await loadCloudsYamlText(
+        { env: {}, homedir: '/nonexistent', cwd: '/nonexistent' },
+        {
+          text: creds.cloudsYaml,
+          origin: `${creds.source} key ${CLOUDS_YAML_KEY}`,
+          cloud: cloudName,
+          caPem: creds.caPem,
+        },
+      );
+      config = loaded.config;
+      for (const w of loaded.warnings) this.log?.warn({ identity: creds.source }, w);
+    } catch (err) {
+      if (ConfigError.is(err)) throw invalid(err.problems);
+      throw err;
+    }
+    if (region !== undefined) config = { ...config, regionName: region };
+    const client = await OpenStackClient.fromConfig(config, this.clientOptions);
+    this.built.add(client);
+    return { client, config, cloudName, region: config.regionName, source: creds.source };
+  }
+
+  private async credentials(
+    namespace: string,
+    ref: IdentityRef,
+    signal: AbortSignal | undefined,
+  ): Promise<Credentials> {
+    if ((ref.type ?? 'Secret') === 'Secret') {
+      return this.secret({ namespace, name: ref.name }, `Secret ${namespace}/${ref.name}`, signal);
+    }
+    const identity = await this.reader.get<OpenStackClusterIdentity>(
+      capoKinds.OpenStackClusterIdentity,
+      { name: ref.name },
+      { signal },
+    );
+    if (!identity) {
+      throw new IdentityError(
+        'IdentityNotFound',
+        `OpenStackClusterIdentity ${ref.name} not found`,
+        `create the OpenStackClusterIdentity ${ref.name}, or correct identityRef.name`,
+      );
+    }
+    const secretRef = identity.spec.secretRef;
+    if (!secretRef?.name || !secretRef.namespace) {
+      throw new IdentityError(
+        'IdentityInvalid',
+        `OpenStackClusterIdentity ${ref.name} has no spec.secretRef name and namespace`,
+        'set spec.secretRef.name and spec.secretRef.namespace',
+      );
+    }
+    const selector: LabelSelector | undefined = identity.spec.namespaceSelector;
+    if (selector) {
+      const ns = await this.reader.get<V1Namespace>(kinds.Namespace, { name: namespace }, { signal });
+      let allowed: boolean;
+      try {
+        allowed = matchesLabelSelector(selector, ns?.metadata?.labels);
+      } catch (err) {
+        throw new IdentityError(
+          'IdentityInvalid',
+          `OpenStackClusterIdentity ${ref.name}: spec.namespaceSelector: ${(err as Error).message}`,
+          'use the operators In, NotIn, Exists or DoesNotExist',
+        );
+      }
+      if (!allowed) {
+        throw new IdentityError(
+          'IdentityNotAllowed',
+          `OpenStackClusterIdentity ${ref.name} may not be used from namespace ${namespace}: its spec.namespaceSelector does not match the namespace's labels`,
+          `label namespace ${namespace} to match the selector, or widen spec.namespaceSelector of OpenStackClusterIdentity ${ref.name}`,
+        );
+      }
+    }
+    return this.secret(
+      { namespace: secretRef.namespace, name: secretRef.name },
+      `Secret ${secretRef.namespace}/${secretRef.name} (OpenStackClusterIdentity ${ref.name})`,
+      signal,
+    );
+  }
+
+  private async secret(
+    key: ObjectKey,
+    source: string,
+    signal: AbortSignal | undefined,
+  ): Promise<Credentials> {
+    const secret = await this.reader.get<V1Secret>(kinds.Secret, key, { signal });
+    if (!secret) {
+      throw new IdentityError(
+        'IdentityNotFound',
+        `${source} not found`,
+        `create the Secret ${key.namespace}/${key.name} with key ${CLOUDS_YAML_KEY}, or correct the identityRef`,
+      );
+    }
+    const cloudsYaml = secretValue(secret, CLOUDS_YAML_KEY);
+    if (cloudsYaml === undefined || cloudsYaml.trim() === '') {
+      throw new IdentityError(
+        'IdentityInvalid',
+        `${source} has no key ${CLOUDS_YAML_KEY}` +
+          (Object.keys(secret.data ?? {}).length > 0
+            ? ` (it has ${Object.keys(secret.data ?? {}).join(', ')})`
+            : ''),
+        `put the clouds.yaml document under the key ${CLOUDS_YAML_KEY} of Secret ${key.namespace}/${key.name}`,
+      );
+    }
+    return { cloudsYaml, caPem: secretValue(secret, CACERT_KEY) || undefined, source };
+  }
+}
+
+/** A Secret's value as text: `data` (base64) as the API server returns it, else `stringData`. */
+export function secretValue(secret: V1Secret, key: string): string | undefined {
+  const data = secret.data?.[key];
+  if (data !== undefined) return Buffer.from(data, 'base64').toString('utf8');
+  return secret.stringData?.[key];
+}
+
+function invalid(problems: readonly ConfigProblem[]): IdentityError {
+  const message = problems
+    .map((p) => {
+      const where = p.key ? `${p.file}: key "${p.key}"` : p.file;
+      const value = p.value === undefined ? '' : ` (value ${JSON.stringify(p.value)})`;
+      return `${where}${value}: ${p.problem}`;
+    })
+    .join('; ');
+  return new IdentityError('IdentityInvalid', message, problems.map((p) => p.fix).join('; '));
+}

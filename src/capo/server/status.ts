@@ -1,0 +1,90 @@
+/**
+ * The engine's recorded state in an OpenStackServer's status and back: `status.resolved` (CAPO's
+ * ResolvedServerSpec), `status.resources.ports`, `status.instanceID`; and the server's addresses as
+ * CAPO writes them.
+ *
+ * The CRD's `status.resolved` has no volumes (CAPO finds volumes by derived name, never by record),
+ * so they are derived again from the accepted spec in status (immutable, recorded with `resolved`)
+ * when a removal needs their names: a create that made the root volume and then failed still leaves
+ * nothing behind.
+ */
+import type {
+  InstanceAddress,
+  ResolvedPortSpec,
+  ResolvedServerSpec,
+  ServerState,
+} from '../../openstack/services/server/index.ts';
+import type { OpenStackServerStatus } from '../api/index.ts';
+
+type Status = OpenStackServerStatus;
+type CrdResolved = NonNullable<Status['resolved']>;
+type CrdResolvedPort = NonNullable<CrdResolved['ports']>[number];
+
+/** The engine's state from a status (what was recorded by us, or by CAPO before us). */
+export function stateFromStatus(status: Status | undefined): ServerState {
+  const state: ServerState = {};
+  const r = status?.resolved;
+  if (r?.imageID && r.flavorID) {
+    state.resolved = {
+      imageID: r.imageID,
+      flavorID: r.flavorID,
+      ...(r.serverGroupID ? { serverGroupID: r.serverGroupID } : {}),
+      ports: (r.ports ?? []).map(portFromStatus),
+    };
+  }
+  if (status?.resources)
+    state.resources = { ports: (status.resources.ports ?? []).map((p) => ({ id: p.id })) };
+  if (status?.instanceID) state.instanceID = status.instanceID;
+  return state;
+}
+
+/** The status fields of a recorded state (the rest of the status is left as it is). */
+export function statusFromState(state: ServerState): Pick<Status, 'resolved' | 'resources' | 'instanceID'> {
+  return {
+    ...(state.resolved ? { resolved: resolvedToStatus(state.resolved) } : {}),
+    ...(state.resources ? { resources: { ports: state.resources.ports.map((p) => ({ id: p.id })) } } : {}),
+    ...(state.instanceID !== undefined ? { instanceID: state.instanceID } : {}),
+  };
+}
+
+function resolvedToStatus(r: ResolvedServerSpec): CrdResolved {
+  return {
+    imageID: r.imageID,
+    flavorID: r.flavorID,
+    ...(r.serverGroupID ? { serverGroupID: r.serverGroupID } : {}),
+    ports: r.ports.map(portToStatus),
+  };
+}
+
+function portToStatus(p: ResolvedPortSpec): CrdResolvedPort {
+  return {
+    ...dropUndefined({ ...p }),
+    // Required by CAPO's schema, empty when the spec has none.
+    description: p.description ?? '',
+    tags: [...p.tags],
+    fixedIPs: p.fixedIPs.map((ip) => dropUndefined({ ...ip })),
+    securityGroups: [...p.securityGroups],
+  };
+}
+
+function portFromStatus(p: CrdResolvedPort): ResolvedPortSpec {
+  const { qosPolicyID: _qos, ...rest } = p;
+  return {
+    ...dropUndefined(rest),
+    ...(p.description ? { description: p.description } : { description: undefined }),
+    tags: [...(p.tags ?? [])],
+    trunk: p.trunk ?? false,
+    fixedIPs: (p.fixedIPs ?? []).map((ip) => ({ ...ip })),
+    securityGroups: [...(p.securityGroups ?? [])],
+  };
+}
+
+/** CAPO's status.addresses: one InternalIP or ExternalIP per Nova address. */
+export function addressesOf(addresses: readonly InstanceAddress[]): { type: string; address: string }[] {
+  return addresses.map((a) => ({ type: a.type, address: a.address }));
+}
+
+function dropUndefined<T extends object>(o: T): T {
+  for (const k of Object.keys(o) as (keyof T)[]) if (o[k] === undefined) delete o[k];
+  return o;
+}

@@ -1,0 +1,207 @@
+import assert from 'node:assert/strict';
+import { spawn } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer } from 'node:net';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { isAlreadyExists, kinds, type KubeClient } from '../../kube/index.ts';
+import { testClient } from '../../kube/testing/env.ts';
+import { startKubeSim, type RunningKubeSim } from '../../sim/kube/start.ts';
+import { eventually } from '../../sim/openstack/testing/harness.ts';
+import { customResourceDefinitions } from '../../capo/api/index.ts';
+import { CAPO_LEASE_NAME } from '../../capo/cmd.ts';
+import { main } from '../main.ts';
+import { VERSION } from '../version.ts';
+
+const bin = join(import.meta.dirname, '../../../bin/shiftstack.js');
+
+async function run(...args: string[]) {
+  const out: string[] = [];
+  const err: string[] = [];
+  const code = await main(['node', 'shiftstack', '--log-level', 'silent', ...args], {
+    out: (t) => out.push(t),
+    err: (t) => err.push(t),
+    signal: new AbortController().signal,
+  });
+  return { code, out: out.join('\n'), err: err.join('\n') };
+}
+
+function freePort(): Promise<number> {
+  return new Promise((resolve, reject) => {
+    const s = createServer();
+    s.once('error', reject);
+    s.listen(0, '127.0.0.1', () => {
+      const addr = s.address();
+      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
+    });
+  });
+}
+
+/** `shiftstack --log-format json capo ...args` as a long-running child; its warnings as they come. */
+function spawnCapo(args: string[], env: Record<string, string>) {
+  const child = spawn(process.execPath, [bin, '--log-format', 'json', 'capo', ...args], {
+    stdio: ['ignore', 'pipe', 'pipe'],
+    env: { ...process.env, ...env },
+  });
+  const warnings: string[] = [];
+  let stderr = '';
+  let pending = '';
+  child.stderr.on('data', (d: Buffer) => {
+    stderr += d.toString();
+    pending += d.toString();
+    const lines = pending.split('\n');
+    pending = lines.pop() ?? '';
+    for (const line of lines) {
+      try {
+        const entry = JSON.parse(line) as { level?: string; msg?: string };
+        if (entry.level === 'warn' && entry.msg) warnings.push(entry.msg);
+      } catch {
+        // not a log line
+      }
+    }
+  });
+  const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+  return { child, warnings, exited, stderr: () => stderr };
+}
+
+describe('shiftstack capo', () => {
+  let dir: string;
+  let kube: RunningKubeSim;
+  let api: KubeClient;
+  before(async () => {
+    dir = await mkdtemp(join(tmpdir(), 'shiftstack-cli-capo-'));
+    kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig') });
+    api = testClient(kube.kubeconfigPath);
+    for (const crd of customResourceDefinitions()) {
+      try {
+        await api.create(kinds.CustomResourceDefinition, crd);
+      } catch (err) {
+        if (!isAlreadyExists(err)) throw err;
+      }
+    }
+  });
+  after(async () => {
+    await api?.close();
+    await kube?.dispose();
+    await rm(dir, { recursive: true, force: true });
+  });
+
+  it("--help lists CAPO's flags with their defaults", async () => {
+    const { code, out } = await run('capo', '--help');
+    assert.equal(code, 0);
+    const help = out.replace(/\s+/g, ' ');
+    for (const flag of [
+      '--kubeconfig <file>',
+      '--leader-elect [bool]',
+      '--leader-elect-lease-duration <duration>',
+      '--leader-elect-renew-deadline <duration>',
+      '--leader-elect-retry-period <duration>',
+      '--openstackcluster-concurrency <n>',
+      '--openstackmachine-concurrency <n>',
+      '--openstackmachinetemplate-concurrency <n>',
+      '--scope-cache-max-size <n>',
+      '--sync-period <duration>',
+      '--kube-api-qps <n>',
+      '--kube-api-burst <n>',
+      '--health-addr <address>',
+      '--act-as-cluster-api-core [bool]',
+    ]) {
+      assert.ok(help.includes(flag), flag);
+    }
+    assert.match(help, /--openstackmachine-concurrency <n> .*\(default: 10\)/);
+    assert.match(help, /--scope-cache-max-size <n> .*\(default: 10\)/);
+    assert.match(help, /--sync-period <duration> .*\(default: "10m0s"\)/);
+    assert.match(help, /--health-addr <address> .*\(default: ":9440"\)/);
+    assert.match(help, /--leader-elect \[bool\] .*\(default: false\)/);
+    assert.match(help, /--act-as-cluster-api-core \[bool\] .*\(default: false\)/);
+  });
+
+  it('--version prints the version, as CAPO does', async () => {
+    const { code, out } = await run('capo', '--version');
+    assert.equal(code, 0);
+    assert.equal(out, VERSION);
+  });
+
+  it('--namespace and --watch-filter are refused with the reason; bad values are usage errors', async () => {
+    const ns = await run('capo', '--namespace=team-a');
+    assert.equal(ns.code, 2);
+    assert.match(ns.err, /--namespace=team-a is not supported yet: .*act on every namespace/);
+    const filter = await run('capo', '--watch-filter', 'blue');
+    assert.equal(filter.code, 2);
+    assert.match(filter.err, /--watch-filter=blue is not supported yet/);
+    const period = await run('capo', '--sync-period', '10');
+    assert.equal(period.code, 2);
+    assert.match(period.err, /--sync-period: "10" is not a duration/);
+    const addr = await run('capo', '--health-addr', 'localhost');
+    assert.equal(addr.code, 2);
+    assert.match(addr.err, /--health-addr: "localhost" is not an address/);
+    const workers = await run('capo', '--openstackmachine-concurrency', '0');
+    assert.equal(workers.code, 2);
+    assert.match(workers.err, /write a whole number ≥ 1/);
+    const unknown = await run('capo', '--openstackmachine-concurency=3');
+    assert.equal(unknown.code, 2);
+    assert.match(unknown.err, /unknown option '--openstackmachine-concurency=3'/);
+  });
+
+  it("runs with CAPO's Deployment arguments: warns about the unsupported ones, leads on its Lease, serves health, stops on SIGTERM", async () => {
+    const port = await freePort();
+    await api.create(kinds.Namespace, {
+      apiVersion: 'v1',
+      kind: 'Namespace',
+      metadata: { name: 'capo-system' },
+    });
+    const capo = spawnCapo(
+      [
+        '--leader-elect',
+        '--diagnostics-address=:8443',
+        '--insecure-diagnostics=false',
+        '--v=2',
+        `--kubeconfig=${kube.kubeconfigPath}`,
+        `--health-addr=127.0.0.1:${port}`,
+        '--openstackmachine-concurrency=4',
+        '--webhook-port=0',
+      ],
+      { POD_NAMESPACE: 'capo-system' },
+    );
+    try {
+      // The Lease of CAPO's name, in the pod's namespace, held by this process.
+      const lease = await eventually(
+        async () => {
+          try {
+            const l = await api.get(kinds.Lease, { namespace: 'capo-system', name: CAPO_LEASE_NAME });
+            return l.spec?.holderIdentity ? l : undefined;
+          } catch {
+            return undefined;
+          }
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: `Lease capo-system/${CAPO_LEASE_NAME} held` },
+      );
+      assert.ok(lease!.spec?.holderIdentity);
+      const health = await eventually(
+        async () => {
+          const r = await fetch(`http://127.0.0.1:${port}/readyz`).catch(() => undefined);
+          return r?.status === 200 ? r : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: '/readyz 200' },
+      );
+      assert.equal(health!.status, 200);
+      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
+      assert.match(
+        metrics,
+        /controller_runtime_max_concurrent_reconciles\{controller="openstackmachine"\} 4/,
+      );
+      const named = capo.warnings.map((w) => /^(.*?) is not supported yet/.exec(w)?.[1] ?? w);
+      assert.deepEqual(named, ['--v=2', '--diagnostics-address=:8443', '--insecure-diagnostics=false']);
+      assert.match(capo.warnings[1]!, /--health-addr/);
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${capo.stderr()}`, { cause: err });
+    } finally {
+      capo.child.kill('SIGTERM');
+    }
+    assert.equal(await capo.exited, 0, capo.stderr());
+    // A graceful stop hands the lease over at once.
+    const released = await api.get(kinds.Lease, { namespace: 'capo-system', name: CAPO_LEASE_NAME });
+    assert.ok(!released.spec?.holderIdentity, JSON.stringify(released.spec));
+  });
+});

@@ -1,0 +1,310 @@
+/**
+ * `shiftstack capo`: the Cluster API provider for OpenStack, with CAPO's flag names and defaults
+ * (its `main.go`). Flag errors exit 2 with what to fix; the process runs until SIGTERM/SIGINT and
+ * exits non-zero when it loses its lease.
+ *
+ * CAPO's other flags (webhooks, diagnostics, TLS, klog) are accepted so an existing Deployment
+ * keeps working; each one given is named in a warning saying shiftstack does not support it yet
+ * and what it does instead. Two are refused: `--namespace` and `--watch-filter` narrow what a
+ * CAPO instance acts on, and ignoring them would act on objects another instance owns.
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+import {
+  buildCapo,
+  CAPO_DEFAULTS,
+  CAPO_LEASE_NAME,
+  CapoUsageError,
+  durationFlag,
+  listenAddress,
+} from '../../capo/cmd.ts';
+import type { CliContext } from '../context.ts';
+import { VERSION } from '../version.ts';
+
+interface Flags {
+  kubeconfig?: string;
+  leaderElect: boolean;
+  leaderElectLeaseDuration: string;
+  leaderElectRenewDeadline: string;
+  leaderElectRetryPeriod: string;
+  leaderElectResourceNamespace?: string;
+  openstackclusterConcurrency: number;
+  openstackmachineConcurrency: number;
+  openstackmachinetemplateConcurrency: number;
+  scopeCacheMaxSize: number;
+  syncPeriod: string;
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  healthAddr: string;
+  actAsClusterApiCore: boolean;
+  namespace?: string;
+  watchFilter?: string;
+  version?: string | boolean;
+}
+
+const seconds = (ms: number) => `${ms / 1000}s`;
+
+/** Go's strconv.ParseBool, which pflag's bool flags use (`--flag`, `--flag=1`, `--flag=True`, …). */
+function goBool(value: string | boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
+  throw new InvalidArgumentError('write true or false');
+}
+
+function intFlag(min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`write a whole number ≥ ${min}`);
+    return n;
+  };
+}
+
+function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('write a number > 0');
+  return n;
+}
+
+/**
+ * A flag of CAPO's manager (CAPO main.go, CAPI's diagnostics flags, component-base logs, klog)
+ * that shiftstack does not support yet. Accepted, and named in a warning with what shiftstack
+ * does instead, unless the value asks for what shiftstack does anyway (`harmless`).
+ */
+interface CompatFlag {
+  name: string;
+  kind: 'bool' | 'value';
+  note: string;
+  harmless?: (value: string | boolean) => boolean;
+}
+
+const WEBHOOKS =
+  'shiftstack capo serves no admission webhooks: its controllers refuse changes to immutable fields themselves (condition SpecAccepted=False and a Warning Event)';
+const DIAGNOSTICS =
+  '/metrics is served with /healthz and /readyz on --health-addr, over plain HTTP without authentication';
+const LOGS = 'shiftstack logs to stderr; choose the level with --log-level and the format with --log-format';
+const bool = (name: string, note: string, harmless?: CompatFlag['harmless']): CompatFlag => ({
+  name,
+  kind: 'bool',
+  note,
+  ...(harmless ? { harmless } : {}),
+});
+const value = (name: string, note: string, harmless?: CompatFlag['harmless']): CompatFlag => ({
+  name,
+  kind: 'value',
+  note,
+  ...(harmless ? { harmless } : {}),
+});
+const isFalse = (v: string | boolean) => !goBool(v);
+
+export const CAPO_COMPAT_FLAGS: readonly CompatFlag[] = [
+  value('v', LOGS),
+  value('diagnostics-address', DIAGNOSTICS),
+  bool('insecure-diagnostics', DIAGNOSTICS),
+  value('metrics-bind-addr', DIAGNOSTICS),
+  value('webhook-port', WEBHOOKS, (v) => v === '0'),
+  value('webhook-cert-dir', WEBHOOKS),
+  value('tls-min-version', WEBHOOKS),
+  value('tls-max-version', WEBHOOKS),
+  value('tls-cipher-suites', WEBHOOKS),
+  value('profiler-address', 'there is no pprof endpoint', (v) => v === ''),
+  value(
+    'lb-provider',
+    "the API load balancer uses the provider its OpenStackCluster names in apiServerLoadBalancer.provider, else Octavia's default",
+  ),
+  value(
+    'ca-certs',
+    'put the CA certificate under the key `cacert` of the identity Secret (next to clouds.yaml) instead',
+  ),
+  value('feature-gates', 'shiftstack has no feature gates; it behaves as CAPO does with the default gates'),
+  value('vmodule', LOGS),
+  value('log-flush-frequency', LOGS),
+  value('logging-format', LOGS, (v) => v === 'text'),
+  value('log-json-info-buffer-size', LOGS),
+  bool('log-json-split-stream', LOGS),
+  value('log-text-info-buffer-size', LOGS),
+  bool('log-text-split-stream', LOGS),
+  bool('logtostderr', LOGS, (v) => goBool(v)),
+  bool('alsologtostderr', LOGS, isFalse),
+  value('log-dir', LOGS),
+  value('log-file', LOGS),
+  value('log-file-max-size', LOGS),
+  value('log-backtrace-at', LOGS),
+  value('stderrthreshold', LOGS),
+  bool('skip-headers', LOGS, isFalse),
+  bool('skip-log-headers', LOGS, isFalse),
+  bool('one-output', LOGS, isFalse),
+  bool('add-dir-header', LOGS, isFalse),
+];
+
+/** Attribute name commander gives `--some-flag`. */
+const attr = (name: string) => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** The warnings for the compatibility flags given. */
+export function compatWarnings(cmd: Command): string[] {
+  const out: string[] = [];
+  for (const f of CAPO_COMPAT_FLAGS) {
+    const key = attr(f.name);
+    if (cmd.getOptionValueSource(key) !== 'cli') continue;
+    const raw = cmd.getOptionValue(key) as string | boolean | string[];
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (f.harmless && values.every((x) => f.harmless!(x))) continue;
+    const shown = values
+      .map((x) => (x === true ? `--${f.name}` : `--${f.name}=${String(x).replace(/^=/, '')}`))
+      .join(' ');
+    out.push(`${shown} is not supported yet by shiftstack capo and is ignored: ${f.note}`);
+  }
+  return out;
+}
+
+function addCompatFlags(cmd: Command): Command {
+  for (const f of CAPO_COMPAT_FLAGS) {
+    const flag = f.name === 'v' ? '-v, --v' : `--${f.name}`;
+    const option =
+      f.kind === 'bool'
+        ? new Option(`${flag} [bool]`).argParser((v: string) => {
+            goBool(v);
+            return v;
+          })
+        : new Option(`${flag} <value>`).argParser((v: string, prev: string[] | undefined) => [
+            ...(prev ?? []),
+            v,
+          ]);
+    cmd.addOption(option.hideHelp());
+  }
+  return cmd.addHelpText(
+    'after',
+    "\nCAPO's other flags (--diagnostics-address, --insecure-diagnostics, --webhook-port, --webhook-cert-dir, " +
+      '--tls-*, --v and the klog flags, --feature-gates, …) are accepted so existing Deployments keep working; ' +
+      'each one given is named in a warning at startup. --namespace and --watch-filter are refused.',
+  );
+}
+
+export function registerCapo(program: Command, ctx: CliContext): void {
+  const d = CAPO_DEFAULTS;
+  const command = program
+    .command('capo')
+    .description(
+      'the Cluster API provider for OpenStack, a drop-in for cluster-api-provider-openstack v0.14: OpenStackCluster, OpenStackMachine, OpenStackServer controllers',
+    )
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig of the management cluster (default: KUBECONFIG, ~/.kube/config, then in-cluster)',
+    )
+    .addOption(
+      new Option('--leader-elect [bool]', 'campaign for a Lease before running controllers')
+        .default(d.leaderElect)
+        .argParser(goBool),
+    )
+    .option(
+      '--leader-elect-lease-duration <duration>',
+      'how long a standby waits before taking the lease',
+      seconds(d.leaseDurationMs),
+    )
+    .option(
+      '--leader-elect-renew-deadline <duration>',
+      'how long the leader retries renewing before giving up',
+      seconds(d.renewDeadlineMs),
+    )
+    .option('--leader-elect-retry-period <duration>', 'time between lease attempts', seconds(d.retryPeriodMs))
+    .option(
+      '--leader-elect-resource-namespace <namespace>',
+      `the namespace of the Lease ${CAPO_LEASE_NAME} (default: the pod's: POD_NAMESPACE, the service account's, the kubeconfig context's)`,
+    )
+    .option(
+      '--openstackcluster-concurrency <n>',
+      'OpenStackClusters reconciled at once',
+      intFlag(1),
+      d.openStackClusterConcurrency,
+    )
+    .option(
+      '--openstackmachine-concurrency <n>',
+      'OpenStackMachines (and OpenStackServers) reconciled at once',
+      intFlag(1),
+      d.openStackMachineConcurrency,
+    )
+    .option(
+      '--openstackmachinetemplate-concurrency <n>',
+      'OpenStackMachineTemplates reconciled at once',
+      intFlag(1),
+      d.openStackMachineTemplateConcurrency,
+    )
+    .option(
+      '--scope-cache-max-size <n>',
+      'OpenStack clients (one per identity) kept; 0 is taken as 1',
+      intFlag(0),
+      d.scopeCacheMaxSize,
+    )
+    .option('--sync-period <duration>', 'every object is reconciled again this often', '10m0s')
+    .option('--kube-api-qps <n>', 'Kubernetes API requests per second', positiveNumber, d.kubeApiQps)
+    .option('--kube-api-burst <n>', 'Kubernetes API requests in one burst', intFlag(1), d.kubeApiBurst)
+    .option(
+      '--health-addr <address>',
+      'where /healthz, /readyz and /metrics are served (plain HTTP); 0 turns it off',
+      ':9440',
+    )
+    .addOption(
+      new Option(
+        '--act-as-cluster-api-core [bool]',
+        'also do what Cluster API core would (Cluster infrastructureReady, Machine providerID, addresses, owner references); only where Cluster API does not run (demos, tests)',
+      )
+        .default(d.actAsClusterAPICore)
+        .argParser(goBool),
+    )
+    .addOption(new Option('--namespace <namespace>', "CAPO's: refused, see below").hideHelp())
+    .addOption(new Option('--watch-filter <value>', "CAPO's: refused, see below").hideHelp())
+    .addOption(new Option('--version [bool]', "CAPO's: print the version").hideHelp().argParser(goBool))
+    .action(async (flags: Flags, cmd: Command) => {
+      try {
+        if (flags.version !== undefined && flags.version !== false) {
+          ctx.out(VERSION);
+          return;
+        }
+        if (flags.namespace) {
+          throw new CapoUsageError(
+            `--namespace=${flags.namespace} is not supported yet: shiftstack capo would act on every namespace, including objects another CAPO instance owns; run one shiftstack capo per management cluster and leave --namespace out`,
+          );
+        }
+        if (flags.watchFilter) {
+          throw new CapoUsageError(
+            `--watch-filter=${flags.watchFilter} is not supported yet: shiftstack capo would act on objects without the label too, including those another CAPO instance owns; leave --watch-filter out`,
+          );
+        }
+        for (const w of compatWarnings(cmd)) ctx.log().warn(w);
+        let scopeCacheMaxSize = flags.scopeCacheMaxSize;
+        if (scopeCacheMaxSize === 0) {
+          ctx
+            .log()
+            .warn(
+              '--scope-cache-max-size=0 is taken as 1: without a cache every reconcile would ask Keystone for a token (CAPO #1647)',
+            );
+          scopeCacheMaxSize = 1;
+        }
+        const capo = buildCapo(
+          {
+            kubeconfig: flags.kubeconfig,
+            leaderElect: flags.leaderElect,
+            leaseDurationMs: durationFlag('--leader-elect-lease-duration', flags.leaderElectLeaseDuration),
+            renewDeadlineMs: durationFlag('--leader-elect-renew-deadline', flags.leaderElectRenewDeadline),
+            retryPeriodMs: durationFlag('--leader-elect-retry-period', flags.leaderElectRetryPeriod),
+            leaseNamespace: flags.leaderElectResourceNamespace,
+            openStackClusterConcurrency: flags.openstackclusterConcurrency,
+            openStackMachineConcurrency: flags.openstackmachineConcurrency,
+            openStackMachineTemplateConcurrency: flags.openstackmachinetemplateConcurrency,
+            scopeCacheMaxSize,
+            syncPeriodMs: durationFlag('--sync-period', flags.syncPeriod),
+            kubeApiQps: flags.kubeApiQps,
+            kubeApiBurst: flags.kubeApiBurst,
+            health: listenAddress('--health-addr', flags.healthAddr),
+            actAsClusterAPICore: flags.actAsClusterApiCore,
+          },
+          { log: ctx.log() },
+        );
+        await capo.run(ctx.signal);
+      } catch (err) {
+        // commander's error() exits 2 through main (a usage error the user can fix).
+        if (err instanceof CapoUsageError) cmd.error(`shiftstack capo: ${err.message}`, { exitCode: 2 });
+        throw err;
+      }
+    });
+  addCompatFlags(command);
+}
