@@ -217,7 +217,7 @@ test('security groups: CAPO’s groups and rules, a steady state costs no write,
   );
 });
 
-test('failure domains are Nova’s zones; controlPlaneAvailabilityZones restricts the control plane', async () => {
+test('failure domains are Nova’s zones; controlPlaneAvailabilityZones or controlPlaneOmitAvailabilityZone restrict the control plane', async () => {
   assert.deepEqual(await reconcileFailureDomains(os, spec(), signal), { nova: { controlPlane: true } });
   const zones = [
     { zoneName: 'az1', zoneState: { available: true }, hosts: null },
@@ -229,4 +229,16 @@ test('failure domains are Nova’s zones; controlPlaneAvailabilityZones restrict
     az1: { controlPlane: false },
     az2: { controlPlane: true },
   });
+  // CAPO: omitting the zone leaves the control plane to the Nova scheduler; an explicit list wins.
+  assert.deepEqual(failureDomainsFrom(zones, { controlPlaneOmitAvailabilityZone: true }), {
+    az1: { controlPlane: false },
+    az2: { controlPlane: false },
+  });
+  assert.deepEqual(
+    failureDomainsFrom(zones, {
+      controlPlaneOmitAvailabilityZone: true,
+      controlPlaneAvailabilityZones: ['az1'],
+    }),
+    { az1: { controlPlane: true }, az2: { controlPlane: false } },
+  );
 });
