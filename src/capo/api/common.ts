@@ -247,6 +247,24 @@ export const resolvedPortSpec = object(
 );
 export type ResolvedPortSpec = Infer<typeof resolvedPortSpec>;
 
+/**
+ * A volume the server engine makes before the server, with its derived name (`<server>-root`,
+ * `<server>-<device>`). Not in CAPO's ResolvedServerSpec: CAPO derives the names again from the
+ * spec; recording them lets a removal find them without it.
+ */
+export const resolvedVolumeSpec = object(
+  {
+    name: string({ description: 'The volume name: `<server>-root` or `<server>-<device name>`.' }),
+    root: boolean({ description: 'The boot volume, made from the image.' }),
+    sizeGiB: integer({ minimum: 1, description: 'Size in GiB.' }),
+    type: string({ description: 'The Cinder volume type; the cloud default when unset.' }),
+    availabilityZone: string({ description: 'The Cinder availability zone; the cloud default when unset.' }),
+    tag: string({ description: "Nova's block device tag (the device name); none on the root volume." }),
+  },
+  { required: ['name', 'root', 'sizeGiB'], description: 'A volume of the server, with its derived name.' },
+);
+export type ResolvedVolumeSpec = Infer<typeof resolvedVolumeSpec>;
+
 export const portStatus = object(
   { id: string({ description: 'The Neutron port ID.' }) },
   { required: ['id'] },

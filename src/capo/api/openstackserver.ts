@@ -15,6 +15,7 @@ import {
   portOpts,
   portStatus,
   resolvedPortSpec,
+  resolvedVolumeSpec,
   rootVolume,
   schedulerHintAdditionalProperty,
   securityGroupParam,
@@ -73,6 +74,10 @@ export const openStackServerStatus = object({
     imageID: string(),
     flavorID: string(),
     ports: array(resolvedPortSpec),
+    volumes: array(resolvedVolumeSpec, {
+      description:
+        'The volumes of the server, root first (shiftstack only; CAPO derives them from the spec).',
+    }),
   }).describe('The spec with every reference resolved; written once, before anything is created.'),
   resources: object({ ports: array(portStatus) }).describe('OpenStack resources created for the server.'),
   conditions,

@@ -210,7 +210,7 @@ describe('OpenStackServer controller', () => {
         trunks: baseline.trunks + 1,
         volumes: baseline.volumes + 1,
       });
-      // Volumes are not in CAPO's status: their names come from the accepted spec the status keeps.
+      // Volumes are in status.resolved.volumes (ours); CAPO's status has none, and the accepted spec gives them.
       await fx.remove(name);
       assert.deepEqual(await fx.census(), baseline);
     } finally {

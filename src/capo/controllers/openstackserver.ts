@@ -11,8 +11,8 @@
  *   returns and we requeue at once), then ports (each id in status.resources.ports as soon as it
  *   exists), volumes, the server (status.instanceID at once) → instanceState, addresses, ready and
  *   the InstanceReady and Ready conditions.
- * reconcileDelete: from status alone (status.resolved, resources, instanceID; volume names from the
- *   accepted spec kept in status): the engine adopts again by name, deletes the server, volumes,
+ * reconcileDelete: from status alone (status.resolved with its volumes, resources, instanceID; for a
+ *   status CAPO wrote, which has no volumes, their names from the accepted spec): the engine adopts again by name, deletes the server, volumes,
  *   trunks and ports; the finalizer goes last. Nothing recorded means nothing was created.
  *
  * Never blocks: every wait is `{ requeueAfterMs }` (the engine's hint for BUILD and deletes, capped
@@ -367,7 +367,8 @@ class OpenStackServerReconciler {
     // an instance id) nothing was made, and no credentials are needed to say so.
     if (!state.resolved && state.instanceID === undefined) return done();
 
-    // Cleanup acts on what was recorded: the accepted spec (the credentials used, the volume names).
+    // Cleanup acts on what was recorded: the accepted spec gives the credentials used (and, for a
+    // status CAPO wrote without resolved.volumes, the volume names).
     const accepted = (status.acceptedSpec as OpenStackServerSpec | undefined) ?? obj.spec;
     const scope = await this.scope(report, accepted, obj.metadata!.namespace!, signal);
     if (!scope) {

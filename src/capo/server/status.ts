@@ -3,15 +3,16 @@
  * ResolvedServerSpec), `status.resources.ports`, `status.instanceID`; and the server's addresses as
  * CAPO writes them.
  *
- * The CRD's `status.resolved` has no volumes (CAPO finds volumes by derived name, never by record),
- * so they are derived again from the accepted spec in status (immutable, recorded with `resolved`)
- * when a removal needs their names: a create that made the root volume and then failed still leaves
- * nothing behind.
+ * `status.resolved.volumes` (the volumes' derived names and sizes) is ours, not CAPO's: CAPO finds
+ * volumes by deriving their names from the spec again. A status written by CAPO has none; then the
+ * state read here has none either, and the controller derives them from the accepted spec kept in
+ * status, so a create that made the root volume and then failed still leaves nothing behind.
  */
 import type {
   InstanceAddress,
   ResolvedPortSpec,
   ResolvedServerSpec,
+  ResolvedVolumeSpec,
   ServerState,
 } from '../../openstack/services/server/index.ts';
 import type { OpenStackServerStatus } from '../api/index.ts';
@@ -19,6 +20,7 @@ import type { OpenStackServerStatus } from '../api/index.ts';
 type Status = OpenStackServerStatus;
 type CrdResolved = NonNullable<Status['resolved']>;
 type CrdResolvedPort = NonNullable<CrdResolved['ports']>[number];
+type CrdResolvedVolume = NonNullable<CrdResolved['volumes']>[number];
 
 /** The engine's state from a status (what was recorded by us, or by CAPO before us). */
 export function stateFromStatus(status: Status | undefined): ServerState {
@@ -30,6 +32,8 @@ export function stateFromStatus(status: Status | undefined): ServerState {
       flavorID: r.flavorID,
       ...(r.serverGroupID ? { serverGroupID: r.serverGroupID } : {}),
       ports: (r.ports ?? []).map(portFromStatus),
+      // Absent (not empty) when CAPO wrote the status: the caller then derives the names.
+      ...(r.volumes ? { volumes: r.volumes.map(volumeFromStatus) } : {}),
     };
   }
   if (status?.resources)
@@ -53,7 +57,12 @@ function resolvedToStatus(r: ResolvedServerSpec): CrdResolved {
     flavorID: r.flavorID,
     ...(r.serverGroupID ? { serverGroupID: r.serverGroupID } : {}),
     ports: r.ports.map(portToStatus),
+    ...(r.volumes ? { volumes: r.volumes.map((v) => dropUndefined({ ...v })) } : {}),
   };
+}
+
+function volumeFromStatus(v: CrdResolvedVolume): ResolvedVolumeSpec {
+  return dropUndefined({ ...v });
 }
 
 function portToStatus(p: ResolvedPortSpec): CrdResolvedPort {

@@ -1,0 +1,104 @@
+/**
+ * The engine's state through an OpenStackServer's status on the Kubernetes emulator with the CRDs
+ * of deploy/capo/crds: the resolved volumes survive the schema (an undeclared field would be
+ * pruned), and a status CAPO wrote (no volumes) still lets a delete find the volumes by the names
+ * the spec derives.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { ServerState } from '../../openstack/services/server/index.ts';
+import { eventually } from '../../sim/openstack/testing/harness.ts';
+import { capoKinds, SERVER_FINALIZER, type OpenStackServer } from '../api/index.ts';
+import { startCapoEnv, type CapoEnv } from '../testing/env.ts';
+import { openServerFixtures, type ServerFixtures } from '../testing/server-fixtures.ts';
+import { stateFromStatus, statusFromState } from './status.ts';
+
+const WAIT = { timeoutMs: 60_000, intervalMs: 25 };
+
+describe('OpenStackServer status: the recorded state', () => {
+  let env: CapoEnv;
+  let fx: ServerFixtures;
+
+  before(async () => {
+    env = await startCapoEnv();
+    fx = await openServerFixtures(env);
+  });
+  after(async () => {
+    await env?.close();
+  });
+
+  /** Creates the object with our finalizer and writes `status` through the status subresource. */
+  async function withStatus(name: string, status: OpenStackServer['status']): Promise<OpenStackServer> {
+    const created = await env.api.create(capoKinds.OpenStackServer, {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1alpha1',
+      kind: 'OpenStackServer',
+      metadata: { name, namespace: env.namespace, finalizers: [SERVER_FINALIZER] },
+      spec: fx.spec(),
+    });
+    return env.api.updateStatus(capoKinds.OpenStackServer, { ...created, status });
+  }
+
+  it('keeps resolved.volumes (names, sizes, type, zone, tag) through the CRD and reads them back', async () => {
+    const state: ServerState = {
+      resolved: {
+        imageID: env.boot.imageId,
+        flavorID: env.boot.flavorId,
+        ports: [
+          {
+            name: 'vols-0',
+            networkID: fx.network.id,
+            tags: ['cluster-test'],
+            trunk: false,
+            fixedIPs: [],
+            securityGroups: [],
+          },
+        ],
+        volumes: [
+          { name: 'vols-root', root: true, sizeGiB: 2, availabilityZone: 'nova' },
+          { name: 'vols-etcd', root: false, sizeGiB: 1, type: 'fast', tag: 'etcd' },
+        ],
+      },
+      resources: { ports: [{ id: 'a-port-id' }] },
+    };
+    const written = await withStatus('vols', { ready: false, ...statusFromState(state) });
+    const read = stateFromStatus(written.status);
+    assert.deepEqual(read.resolved?.volumes, state.resolved!.volumes);
+    assert.deepEqual(read.resources, state.resources);
+
+    const again = stateFromStatus((await fx.get('vols'))?.status);
+    assert.deepEqual(again.resolved?.volumes, state.resolved!.volumes);
+    await env.api.patch(capoKinds.OpenStackServer, { namespace: env.namespace, name: 'vols' }, 'merge', {
+      metadata: { finalizers: null },
+    });
+    await fx.remove('vols');
+  });
+
+  it('a status CAPO wrote has no volumes; the delete still removes the root volume by its derived name', async () => {
+    const baseline = await fx.census();
+    const name = 'capo-written';
+    const volume = await env.os.blockStorage.volumes.create({ size: 2, name: `${name}-root` });
+    await eventually(async () => (await env.os.blockStorage.volumes.get(volume.id)).status === 'available', {
+      ...WAIT,
+      what: 'the root volume available',
+    });
+    const written = await withStatus(name, {
+      ready: false,
+      resolved: {
+        imageID: env.boot.imageId,
+        flavorID: env.boot.flavorId,
+        ports: [{ name: `${name}-0`, description: '', networkID: fx.network.id }],
+      },
+    });
+    assert.equal(stateFromStatus(written.status).resolved?.volumes, undefined);
+
+    // Deleted before any controller runs: the first reconcile is the removal.
+    await env.api.delete(capoKinds.OpenStackServer, { namespace: env.namespace, name });
+    const capo = await env.startCapo({ controllers: ['openstackserver'] });
+    try {
+      await fx.remove(name);
+    } finally {
+      await capo.stop();
+    }
+    assert.deepEqual(await fx.census(), baseline);
+  });
+});
