@@ -50,13 +50,3 @@ describe('shiftstack sim openstack', () => {
     await assert.rejects(run.ready, /exited with 2/);
   });
 });
-
-describe('shiftstack up --once', () => {
-  it('starts the emulator, checks it answers, says what is not built yet, and exits 0', async () => {
-    const run = startCli(['up', '--once'], /self-check:/);
-    const out = await run.ready;
-    assert.match(out, /\[runs\] start the OpenStack emulator/);
-    assert.match(out, /\[not built yet\]/);
-    assert.equal(await run.exited, 0);
-  });
-});

@@ -1,74 +1,142 @@
+/**
+ * `shiftstack up` (what `npm start` runs): the whole system on the emulators, no cloud and no
+ * cluster needed (src/demo). With `--kubeconfig`, `--os-cloud` or `--cloud-config` it runs the
+ * same controllers against a real cluster and cloud instead, and creates no demo objects.
+ */
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { startOpenStackSim } from '../../sim/openstack/server.ts';
-import type { CliContext } from '../context.ts';
-import { untilStopped } from './sim.ts';
+import { buildCapo, CAPO_DEFAULTS, CapoUsageError } from '../../capo/cmd.ts';
+import { buildCcm, CCM_DEFAULTS, CcmUsageError } from '../../ccm/cmd.ts';
+import { runDemo } from '../../demo/run.ts';
+import type { Logger } from '../../lib/log.ts';
+import { processContext } from '../../openstack/config/context.ts';
+import { ExitCodeError, type CliContext } from '../context.ts';
+import { parsePort, parsePositive, untilStopped } from './sim.ts';
 
-/** What `shiftstack up` runs today, and what it will run as the parts land; printed, never pretended. */
-export const UP_PLAN: readonly { step: string; ready: boolean }[] = [
-  {
-    step: 'start the OpenStack emulator (Keystone, Nova, Neutron, Octavia, Glance, Cinder, Placement)',
-    ready: true,
-  },
-  { step: 'start the Kubernetes API emulator', ready: false },
-  { step: 'run ccm and capo in this process against both', ready: false },
-  {
-    step: 'create a Cluster API cluster (network, router, API load balancer, bastion) and its machines',
-    ready: false,
-  },
-  { step: 'register a Node per ACTIVE server and let ccm initialize it', ready: false },
-  { step: 'create a Service of type LoadBalancer and wait for its external IP', ready: false },
-  { step: 'print the kubeconfig and clouds.yaml paths and serve until Ctrl-C', ready: false },
-];
+/**
+ * Realistic delays × 0.4: a server boots in 4 s, an amphora load balancer takes 12 s, and the whole
+ * `--once` run about a minute.
+ */
+export const DEFAULT_TIME_SCALE = 0.4;
+
+interface Flags {
+  once?: boolean;
+  timeScale: number;
+  port: number;
+  kubeconfig?: string;
+  osCloud?: string;
+  cloudConfig?: string;
+}
 
 export function registerUp(program: Command, ctx: CliContext): void {
   program
     .command('up')
-    .description('run the embedded demo on the emulators (what `npm start` runs)')
-    .option('--once', 'start, check that everything answers, stop and exit')
-    .option('--port <port>', 'port of the OpenStack emulator', '0')
-    .action(async (opts: { once?: boolean; port: string }) => {
-      ctx.out('shiftstack up — the steps of the demo, and which of them exist yet:');
-      UP_PLAN.forEach((s, i) => ctx.out(`  ${i + 1}. [${s.ready ? 'runs' : 'not built yet'}] ${s.step}`));
-      const running = await startOpenStackSim({ profile: 'realistic', port: Number(opts.port) });
-      ctx.out('');
-      ctx.out(`OpenStack emulator: ${running.url}`);
-      ctx.out(`clouds.yaml:        ${running.cloudsYamlPath} (clouds: ${running.clouds.join(', ')})`);
-      ctx.out(
-        `try:                OS_CLIENT_CONFIG_FILE=${running.cloudsYamlPath} openstack --os-cloud shiftstack-demo network list`,
-      );
-      try {
-        await selfCheck(running.authUrl, running.cloud.options.password);
-        ctx.out('self-check:         a demo user got a token and the catalog lists every service');
-        if (opts.once) return;
-        ctx.out('serving until Ctrl-C');
-        await untilStopped(ctx.signal);
-      } finally {
-        await running.stop();
+    .description(
+      'run the whole system on the emulators: a Cluster API cluster, its Nodes and a LoadBalancer Service (what `npm start` runs)',
+    )
+    .option('--once', 'run the scenario, tear everything down, check that nothing leaked, and exit')
+    .option(
+      '--time-scale <factor>',
+      "multiply the realistic profile's delays (1 = a real cloud's pace)",
+      parsePositive,
+      DEFAULT_TIME_SCALE,
+    )
+    .option('--port <port>', 'port of the OpenStack emulator (0 picks a free one)', parsePort, 0)
+    .option('--kubeconfig <file>', 'run the controllers against this cluster instead of the emulator')
+    .option('--os-cloud <name>', "the ccm's cloud: this clouds.yaml entry (instead of the emulator)")
+    .option('--cloud-config <file>', "the ccm's cloud: this OCCM cloud.conf (instead of the emulator)")
+    .action(async (opts: Flags, cmd: Command) => {
+      const log = ctx.log();
+      // The demo prints its own progress; the controllers' info lines would drown it.
+      const controllersLog = log.child({}, { level: log.level === 'info' ? 'warn' : log.level });
+      const real =
+        opts.kubeconfig !== undefined || opts.osCloud !== undefined || opts.cloudConfig !== undefined;
+      if (real) {
+        if (opts.once)
+          cmd.error(
+            'shiftstack up: --once runs the demo on the emulators; it cannot be used with a real cluster',
+            { exitCode: 2 },
+          );
+        try {
+          await runReal(opts, ctx, log);
+        } catch (err) {
+          if (err instanceof CcmUsageError || err instanceof CapoUsageError)
+            cmd.error(`shiftstack up: ${err.message}`, { exitCode: 2 });
+          throw err;
+        }
+        return;
       }
+      // The live view is drawn only when the output goes straight to a terminal.
+      const tty = process.stdout.isTTY ? process.stdout : undefined;
+      const code = await runDemo({
+        once: opts.once ?? false,
+        timeScale: opts.timeScale,
+        port: opts.port,
+        dir: join(process.cwd(), '.shiftstack'),
+        out: ctx.out,
+        tty: tty ? { write: (t) => void tty.write(t), columns: tty.columns } : undefined,
+        log: controllersLog,
+        signal: ctx.signal,
+        untilStopped: () => untilStopped(ctx.signal),
+      });
+      if (code !== 0) throw new ExitCodeError(code, 'not every step of the demo held');
     });
 }
 
-/** Proves the emulator answers as a cloud would before telling the user it runs. */
-async function selfCheck(authUrl: string, password: string): Promise<void> {
-  const res = await fetch(`${authUrl}/auth/tokens`, {
-    method: 'POST',
-    headers: { 'content-type': 'application/json' },
-    body: JSON.stringify({
-      auth: {
-        identity: {
-          methods: ['password'],
-          password: { user: { name: 'demo', domain: { id: 'default' }, password } },
-        },
-        scope: { project: { name: 'demo', domain: { id: 'default' } } },
-      },
-    }),
-    signal: AbortSignal.timeout(10_000),
-  });
-  if (res.status !== 201) throw new Error(`the emulator refused a token: ${res.status} ${await res.text()}`);
-  const body = (await res.json()) as { token: { catalog: { type: string }[] } };
-  const types = new Set(body.token.catalog.map((s) => s.type));
-  const missing = ['identity', 'compute', 'network', 'load-balancer', 'image', 'block-storage'].filter(
-    (t) => !types.has(t),
-  );
-  if (missing.length > 0) throw new Error(`the emulator's catalog lacks ${missing.join(', ')}`);
+/**
+ * Real mode: the controllers against the user's cluster and cloud. The ccm needs a cloud: a
+ * cloud.conf, or a clouds.yaml entry (read through cloud.conf's `use-clouds`, as OCCM does).
+ */
+async function runReal(opts: Flags, ctx: CliContext, log: Logger): Promise<void> {
+  const kubeConfig = new KubeConfig();
+  if (opts.kubeconfig) kubeConfig.loadFromFile(opts.kubeconfig);
+  else kubeConfig.loadFromDefault();
+  const cluster = kubeConfig.getCurrentCluster()?.server ?? '(none)';
+  let tmp: string | undefined;
+  let cloudConfig = opts.cloudConfig;
+  if (!cloudConfig && opts.osCloud) {
+    tmp = await mkdtemp(join(tmpdir(), 'shiftstack-up-'));
+    cloudConfig = join(tmp, 'cloud.conf');
+    await writeFile(cloudConfig, `[Global]\nuse-clouds = true\ncloud = ${opts.osCloud}\n`, { mode: 0o600 });
+  }
+  try {
+    ctx.out(`shiftstack up against the cluster at ${cluster} (no demo objects are created):`);
+    if (!cloudConfig) {
+      throw new CcmUsageError(
+        'the ccm needs a cloud: give --cloud-config <cloud.conf> or --os-cloud <clouds.yaml entry>',
+      );
+    }
+    const ccm = await buildCcm(
+      { ...CCM_DEFAULTS, cloudConfig, securePort: 0 },
+      { log: log.child({ component: 'ccm' }), kubeConfig, loadContext: processContext(ctx.signal) },
+    );
+    // CAPO finds its clouds in the identity Secrets the OpenStackClusters name, as upstream does.
+    const capo = buildCapo(
+      { ...CAPO_DEFAULTS, health: undefined },
+      { log: log.child({ component: 'capo' }), kubeConfig },
+    );
+    ctx.out(
+      `  ccm:  ${ccm.controllers.run.join(', ')} with ${opts.cloudConfig ?? `clouds.yaml cloud ${opts.osCloud}`} (leader election on)`,
+    );
+    ctx.out(
+      '  capo: openstackcluster, openstackmachine, openstackserver, openstackmachinetemplate ' +
+        '(credentials from the identity Secrets the clusters name; no leader election)',
+    );
+    ctx.out('serving until Ctrl-C');
+    // One failing stops the other: a half-running set of controllers is not what was asked for.
+    const stop = new AbortController();
+    const signal = AbortSignal.any([ctx.signal, stop.signal]);
+    const runs = [ccm.run(signal), capo.run(signal)].map((p) =>
+      p.catch((err: unknown) => {
+        stop.abort(err);
+        throw err;
+      }),
+    );
+    await Promise.all(runs);
+  } finally {
+    if (tmp) await rm(tmp, { recursive: true, force: true });
+  }
 }

@@ -1,0 +1,160 @@
+/**
+ * `shiftstack up` as a user runs it: a process, its output and its exit code. The `--once` run is
+ * the whole demo on a faster time scale; what it prints is checked line by line against what the
+ * issue asks the demo to show.
+ */
+import assert from 'node:assert/strict';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { after, before, describe, it } from 'node:test';
+import { parse as parseYaml } from 'yaml';
+import { crdFiles } from '../../capo/api/index.ts';
+import { startCcmEnv, type CcmEnv } from '../../ccm/testing/env.ts';
+import { isAlreadyExists, kinds, type KubernetesObject } from '../../kube/index.ts';
+import { testClient } from '../../kube/testing/env.ts';
+import { eventually } from '../../sim/openstack/testing/harness.ts';
+import { startCli } from './testing/spawn.ts';
+
+/** Realistic delays × 0.03: an amphora load balancer in about a second. */
+const TEST_TIME_SCALE = '0.03';
+
+describe('shiftstack up', () => {
+  let dir: string;
+  before(async () => (dir = await mkdtemp(join(tmpdir(), 'shiftstack-up-'))));
+  after(async () => rm(dir, { recursive: true, force: true }));
+
+  it('--once creates the cluster, machines, nodes and a Service, scales, tears down, finds no leak and exits 0', async () => {
+    const run = startCli(
+      ['--log-level', 'error', 'up', '--once', '--time-scale', TEST_TIME_SCALE],
+      /shiftstack up --once: (every step held|FAILED)/,
+      { cwd: dir, timeoutMs: 150_000 },
+    );
+    const out = await run.ready.catch((err: unknown) =>
+      assert.fail(`${(err as Error).message}\n${run.errors()}`),
+    );
+    const code = await run.exited;
+    assert.equal(code, 0, `${out}\n${run.errors()}`);
+    assert.match(out, /clouds\.yaml \.shiftstack\/openstack\/clouds\.yaml/);
+    assert.match(out, /kubeconfig \.shiftstack\/kube\/kubeconfig/);
+    assert.match(
+      out,
+      /cluster capo-demo ready: network \S+ \(10\.6\.0\.0\/24\), router \S+, API endpoint [\d.]+:6443/,
+    );
+    assert.match(out, /bastion \S+ at [\d.]+/);
+    assert.match(out, /5 machines ready \(3 control plane, 2 workers\), 5 nodes initialized by the ccm/);
+    const nodes = out.match(/node \S+ initialized: openstack:\/\/\/[0-9a-f-]{36}/g) ?? [];
+    assert.equal(nodes.length, 5, out);
+    assert.match(out, /Service demo-web: external IP \d+\.\d+\.\d+\.\d+/);
+    assert.match(out, /got 1 batch member PUT for 1 pool \(one per pool\), 6 members now/);
+    assert.match(out, /✓ no leaked resources/);
+    assert.match(out, /API calls: OpenStack \d+ \(/);
+    assert.match(out, /shiftstack up --once: every step held/);
+    assert.doesNotMatch(out, /✗|not built yet/);
+  });
+
+  it('without --once keeps serving: the printed kubeconfig and clouds.yaml reach the cluster and the cloud; Ctrl-C stops it', async () => {
+    const cwd = await mkdtemp(join(dir, 'serve-'));
+    const run = startCli(
+      ['--log-level', 'error', 'up', '--time-scale', TEST_TIME_SCALE],
+      /serving until Ctrl-C/,
+      { cwd, timeoutMs: 150_000 },
+    );
+    const out = await run.ready.catch((err: unknown) =>
+      assert.fail(`${(err as Error).message}\n${run.errors()}`),
+    );
+    assert.match(out, /the demo is up/);
+    const kubeconfig = /kubectl --kubeconfig (\S+) get clusters/.exec(out)?.[1];
+    const clouds = /OS_CLIENT_CONFIG_FILE=(\S+) openstack --os-cloud shiftstack-demo server list/.exec(
+      out,
+    )?.[1];
+    assert.ok(kubeconfig && clouds, out);
+    const api = testClient(join(cwd, kubeconfig));
+    try {
+      const nodes = (await api.list(kinds.Node)).items;
+      assert.equal(nodes.length, 6);
+      assert.ok(nodes.every((n) => n.spec?.providerID?.startsWith('openstack:///')));
+      const svc = await api.get(kinds.Service, { namespace: 'default', name: 'demo-web' });
+      assert.ok(svc.status?.loadBalancer?.ingress?.[0]?.ip);
+    } finally {
+      await api.close();
+    }
+    const entry = (
+      parseYaml(await readFile(join(cwd, clouds), 'utf8')) as {
+        clouds: Record<string, { auth: { auth_url: string } }>;
+      }
+    ).clouds['shiftstack-demo'];
+    const versions = await fetch(entry!.auth.auth_url);
+    assert.equal(versions.status, 200);
+    run.child.kill('SIGINT');
+    assert.equal(await run.exited, 0, run.errors());
+  });
+
+  it('refuses --once against a real cluster', async () => {
+    const run = startCli(['up', '--once', '--kubeconfig', join(dir, 'none')], /never/);
+    await assert.rejects(run.ready, /exited with 2/);
+  });
+
+  it('refuses a real cluster without a cloud for the ccm', async () => {
+    const kubeconfig = join(dir, 'kubeconfig');
+    await writeFile(
+      kubeconfig,
+      'apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "https://127.0.0.1:1"}}]\n' +
+        'users: [{name: u, user: {token: t}}]\ncontexts: [{name: x, context: {cluster: c, user: u}}]\ncurrent-context: x\n',
+    );
+    const run = startCli(['up', '--kubeconfig', kubeconfig], /never/);
+    await assert.rejects(run.ready, /exited with 2/);
+    assert.match(run.errors(), /the ccm needs a cloud: give --cloud-config/);
+  });
+
+  describe('against a real cluster and cloud (here: the emulators, reached only through a kubeconfig and a cloud.conf)', () => {
+    let env: CcmEnv;
+    before(async () => {
+      env = await startCcmEnv();
+      // A management cluster has CAPO's CRDs installed.
+      for (const f of crdFiles()) {
+        await env.api
+          .create(kinds.CustomResourceDefinition, parseYaml(f.text) as KubernetesObject as never)
+          .catch((err: unknown) => {
+            if (!isAlreadyExists(err)) throw err;
+          });
+      }
+    });
+    after(async () => env?.close());
+
+    it('runs the ccm and capo, initializes the cluster’s Nodes, creates no demo objects, and stops on SIGTERM', async () => {
+      const net = await env.os.network.networks.create({ name: 'real-mode' });
+      await env.os.network.subnets.create({ network_id: net.id, cidr: '10.9.0.0/24', ip_version: 4 });
+      const server = await env.os.compute.servers.create({
+        name: 'real-node-0',
+        flavorRef: env.boot.flavorId,
+        imageRef: env.boot.imageId,
+        networks: [{ uuid: net.id }],
+      });
+      await env.createNode('real-node-0');
+      const run = startCli(
+        ['up', '--kubeconfig', env.kube.kubeconfigPath, '--cloud-config', await env.cloudConf()],
+        /serving until Ctrl-C/,
+        { cwd: dir },
+      );
+      const out = await run.ready;
+      assert.match(out, /no demo objects are created/);
+      assert.match(out, /ccm: {2}cloud-node, cloud-node-lifecycle, service/);
+      assert.match(out, /capo: openstackcluster, openstackmachine, openstackserver/);
+      await eventually(
+        async () => (await env.api.get(kinds.Node, { name: 'real-node-0' })).spec?.providerID,
+        { timeoutMs: 30_000, what: 'the node initialized by the ccm' },
+      );
+      assert.equal(
+        (await env.api.get(kinds.Node, { name: 'real-node-0' })).spec?.providerID,
+        `openstack:///${server.id}`,
+      );
+      const namespaces = (await env.api.list(kinds.Namespace)).items.map((n) => n.metadata?.name);
+      assert.ok(!namespaces.includes('capo-demo'), namespaces.join(', '));
+      const services = (await env.api.list(kinds.Service)).items.map((s) => s.metadata?.name);
+      assert.deepEqual(services, ['kubernetes']);
+      run.child.kill('SIGTERM');
+      assert.equal(await run.exited, 0, run.errors());
+    });
+  });
+});

@@ -1,0 +1,269 @@
+/**
+ * The kubelets of the demo's machines. No VM boots in the emulator, so this stands in for what a
+ * kubelet started with `--cloud-provider=external` does once its server is up:
+ *
+ * - it registers a Node named after its host, with the taint
+ *   `node.cloudprovider.kubernetes.io/uninitialized:NoSchedule` (the ccm's cloud-node controller
+ *   removes it once it has set the providerID, addresses and labels), the addresses the kubelet
+ *   knows itself (Hostname, InternalIP), a Ready condition, and the control-plane role label
+ *   kubeadm adds on control-plane machines;
+ * - it keeps heartbeating: the Node's Lease in kube-node-lease and the Ready condition's
+ *   lastHeartbeatTime, every `heartbeatMs`; it stops once its server is gone (the ccm's node
+ *   lifecycle controller then deletes the Node, as upstream does);
+ * - it goes away with its machine: once the OpenStackMachine is being deleted, the Node is deleted
+ *   (a drained node's kubelet stops, and Cluster API deletes the Node).
+ *
+ * It runs as a controller for OpenStackMachines: a machine's server is found through
+ * `status.instanceID` (the OpenStackMachine's, else its OpenStackServer's), and what the VM knows
+ * of itself (hostname, status, fixed IPs) comes from `host`, which plays the metadata service.
+ */
+import type { V1Lease, V1Node, V1NodeCondition } from '@kubernetes/client-node';
+import {
+  isAlreadyExists,
+  isNotFound,
+  kinds,
+  metaTime,
+  microTime,
+  type Manager,
+  type ReconcileContext,
+  type Request,
+  type Result,
+} from '../kube/index.ts';
+import {
+  capoKinds,
+  CONTROL_PLANE_LABEL,
+  type Machine,
+  type OpenStackMachine,
+  type OpenStackServer,
+} from '../capo/api/index.ts';
+import { TAINT_UNINITIALIZED } from '../ccm/node-spec.ts';
+
+export const LABEL_CONTROL_PLANE_ROLE = 'node-role.kubernetes.io/control-plane';
+const NODE_LEASE_NAMESPACE = 'kube-node-lease';
+
+/** What a VM knows about itself: its hostname, whether it runs, and its fixed IPs. */
+export interface HostView {
+  name: string;
+  /** Nova's status: ACTIVE once booted. */
+  status: string;
+  addresses: string[];
+}
+
+export type HostLookup = (instanceID: string) => HostView | undefined;
+
+export interface KubeletOptions {
+  host: HostLookup;
+  /** kubelet's node status and lease renewal period (10 s), scaled with the cloud. */
+  heartbeatMs: number;
+  /** How often a machine whose server is not ACTIVE yet is looked at again. */
+  pollMs: number;
+}
+
+export const KUBELET_CONTROLLER = 'demo-kubelet';
+
+export function registerKubelets(mgr: Manager, opts: KubeletOptions): Kubelets {
+  const k = new Kubelets(mgr, opts);
+  mgr
+    .controller(KUBELET_CONTROLLER)
+    .for(capoKinds.OpenStackMachine)
+    // The instance ID may reach the OpenStackServer's status before the machine's.
+    .watches(capoKinds.OpenStackServer, (s) =>
+      s.metadata?.name ? [{ namespace: s.metadata.namespace, name: s.metadata.name }] : [],
+    )
+    .withOptions({ maxConcurrentReconciles: 4 })
+    .complete((req, signal, ctx) => k.reconcile(req, signal, ctx));
+  return k;
+}
+
+export class Kubelets {
+  private readonly mgr: Manager;
+  private readonly opts: KubeletOptions;
+  /** Node name per machine key: a machine already gone still names the Node to delete. */
+  private readonly nodes = new Map<string, string>();
+  private readonly beats = new Map<string, number>();
+
+  constructor(mgr: Manager, opts: KubeletOptions) {
+    this.mgr = mgr;
+    this.opts = opts;
+  }
+
+  async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
+    const key = `${req.namespace ?? ''}/${req.name}`;
+    const osm = await this.mgr.client.get(capoKinds.OpenStackMachine, req, { signal });
+    if (!osm || osm.metadata?.deletionTimestamp) {
+      const name = this.nodes.get(key);
+      if (name) {
+        await this.deleteNode(name, signal);
+        ctx.log.info({ node: name }, 'machine going away: node deleted');
+        this.nodes.delete(key);
+        this.beats.delete(name);
+      }
+      return {};
+    }
+    const instanceID = await this.instanceID(osm, signal);
+    const host = instanceID ? this.opts.host(instanceID) : undefined;
+    const known = this.nodes.get(key);
+    if (!host) {
+      // The server is gone (or not created yet): a kubelet on it is not running, so no heartbeat.
+      return { requeueAfterMs: this.opts.pollMs };
+    }
+    if (host.status !== 'ACTIVE') return { requeueAfterMs: known ? this.opts.heartbeatMs : this.opts.pollMs };
+
+    const node = await this.mgr.client.get(kinds.Node, { name: host.name }, { signal });
+    if (!node) {
+      await this.register(osm, host, signal);
+      this.nodes.set(key, host.name);
+      this.beats.set(host.name, Date.now());
+      ctx.log.info({ node: host.name, instanceID }, 'server ACTIVE: node registered');
+      return { requeueAfterMs: this.opts.heartbeatMs };
+    }
+    this.nodes.set(key, host.name);
+    const last = this.beats.get(host.name) ?? 0;
+    const due = last + this.opts.heartbeatMs - Date.now();
+    if (due > 0) return { requeueAfterMs: due };
+    await this.heartbeat(node, signal);
+    this.beats.set(host.name, Date.now());
+    return { requeueAfterMs: this.opts.heartbeatMs };
+  }
+
+  private async instanceID(osm: OpenStackMachine, signal: AbortSignal): Promise<string | undefined> {
+    if (osm.status?.instanceID) return osm.status.instanceID;
+    const key = { namespace: osm.metadata?.namespace, name: osm.metadata?.name ?? '' };
+    const oss = await this.mgr.client.get<OpenStackServer>(capoKinds.OpenStackServer, key, { signal });
+    return oss?.status?.instanceID ?? undefined;
+  }
+
+  private async register(osm: OpenStackMachine, host: HostView, signal: AbortSignal): Promise<void> {
+    const now = metaTime(Date.now());
+    const controlPlane = osm.metadata?.labels?.[CONTROL_PLANE_LABEL] !== undefined;
+    const version = await this.kubeletVersion(osm, signal);
+    const node: V1Node = {
+      apiVersion: 'v1',
+      kind: 'Node',
+      metadata: {
+        name: host.name,
+        labels: {
+          'kubernetes.io/hostname': host.name,
+          'kubernetes.io/os': 'linux',
+          'kubernetes.io/arch': 'amd64',
+          'beta.kubernetes.io/os': 'linux',
+          'beta.kubernetes.io/arch': 'amd64',
+          ...(controlPlane ? { [LABEL_CONTROL_PLANE_ROLE]: '' } : {}),
+        },
+      },
+      spec: { taints: [{ key: TAINT_UNINITIALIZED, value: 'true', effect: 'NoSchedule' }] },
+      status: {
+        addresses: [
+          { type: 'Hostname', address: host.name },
+          ...host.addresses.slice(0, 1).map((address) => ({ type: 'InternalIP', address })),
+        ],
+        conditions: [readyCondition(now, now)],
+        nodeInfo: {
+          kubeletVersion: version,
+          kubeProxyVersion: version,
+          operatingSystem: 'linux',
+          architecture: 'amd64',
+          osImage: 'Ubuntu 22.04 LTS',
+          kernelVersion: '5.15.0-shiftstack',
+          containerRuntimeVersion: 'containerd://1.7.0',
+          machineID: '',
+          systemUUID: '',
+          bootID: '',
+        },
+      },
+    };
+    let created: V1Node;
+    try {
+      created = await this.mgr.api.create(kinds.Node, node, { signal });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+      return;
+    }
+    await this.renewLease(created, signal);
+  }
+
+  /** The Machine's `spec.version`, as kubeadm would have installed it. */
+  private async kubeletVersion(osm: OpenStackMachine, signal: AbortSignal): Promise<string> {
+    const owner = osm.metadata?.ownerReferences?.find((r) => r.kind === 'Machine');
+    if (!owner) return 'v0.0.0-unknown';
+    try {
+      const m = await this.mgr.api.get<Machine>(
+        capoKinds.Machine,
+        { namespace: osm.metadata?.namespace, name: owner.name },
+        { signal },
+      );
+      return m.spec.version ?? 'v0.0.0-unknown';
+    } catch (err) {
+      if (isNotFound(err)) return 'v0.0.0-unknown';
+      throw err;
+    }
+  }
+
+  private async heartbeat(node: V1Node, signal: AbortSignal): Promise<void> {
+    const now = metaTime(Date.now());
+    const ready = node.status?.conditions?.find((c) => c.type === 'Ready');
+    const since = ready?.status === 'True' ? (ready.lastTransitionTime as unknown as string) : now;
+    // A strategic merge keyed by condition type: the addresses the ccm set are left alone.
+    await this.mgr.api.patch(
+      kinds.Node,
+      { name: node.metadata?.name ?? '' },
+      'strategic',
+      { status: { conditions: [readyCondition(now, since)] } },
+      { subresource: 'status', signal },
+    );
+    await this.renewLease(node, signal);
+  }
+
+  private async renewLease(node: V1Node, signal: AbortSignal): Promise<void> {
+    const name = node.metadata?.name ?? '';
+    const now = microTime(Date.now());
+    const lease: V1Lease = {
+      apiVersion: 'coordination.k8s.io/v1',
+      kind: 'Lease',
+      metadata: {
+        name,
+        namespace: NODE_LEASE_NAMESPACE,
+        // As kubelet does: the Lease goes with its Node.
+        ownerReferences: [{ apiVersion: 'v1', kind: 'Node', name, uid: node.metadata?.uid ?? '' }],
+      },
+      spec: {
+        holderIdentity: name,
+        leaseDurationSeconds: 40,
+        renewTime: now as unknown as Date,
+      },
+    };
+    try {
+      await this.mgr.api.patch(
+        kinds.Lease,
+        { namespace: NODE_LEASE_NAMESPACE, name },
+        'merge',
+        { spec: { renewTime: now } },
+        { signal },
+      );
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+      await this.mgr.api.create(kinds.Lease, lease, { signal }).catch((e: unknown) => {
+        if (!isAlreadyExists(e)) throw e;
+      });
+    }
+  }
+
+  private async deleteNode(name: string, signal: AbortSignal): Promise<void> {
+    try {
+      await this.mgr.api.delete(kinds.Node, { name }, { signal });
+    } catch (err) {
+      if (!isNotFound(err)) throw err;
+    }
+  }
+}
+
+function readyCondition(heartbeat: string, transition: string): V1NodeCondition {
+  return {
+    type: 'Ready',
+    status: 'True',
+    reason: 'KubeletReady',
+    message: 'kubelet is posting ready status',
+    lastHeartbeatTime: heartbeat as unknown as Date,
+    lastTransitionTime: transition as unknown as Date,
+  };
+}

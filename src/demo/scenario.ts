@@ -1,0 +1,446 @@
+/**
+ * The demo as a list of named steps, each with a time budget (scaled with the cloud, plus slack
+ * for a loaded machine) and an AbortSignal, each logging what it showed:
+ *
+ *   key pair → cluster → machines and their Nodes → a LoadBalancer Service → one more worker
+ *   (--once:) → delete the Service → delete the machines → delete the cluster → leak check
+ *
+ * Waits read the demo manager's caches, so waiting costs the API server nothing. A failed step
+ * stops the scenario; with --once the teardown and the leak check still run, so a failure never
+ * leaves a question about what was left behind.
+ */
+import type { V1Service } from '@kubernetes/client-node';
+import { isNotFound, kinds, type KubernetesObject, type ResourceType } from '../kube/index.ts';
+import {
+  capoKinds,
+  type Cluster,
+  type Machine,
+  type OpenStackCluster,
+  type OpenStackMachine,
+} from '../capo/api/index.ts';
+import { TAINT_UNINITIALIZED } from '../ccm/node-spec.ts';
+import { describeCensus, leaks, takeCensus, type Census } from './census.ts';
+import type { Controllers } from './controllers.ts';
+import {
+  anotherWorker,
+  applyObjects,
+  countMachines,
+  fillCredentials,
+  loadClusterManifest,
+  type ClusterManifest,
+} from './manifest.ts';
+import { seconds, type Progress } from './progress.ts';
+import type { World } from './world.ts';
+
+export const KEY_NAME = 'capo-demo';
+export const SERVICE = { namespace: 'default', name: 'demo-web' } as const;
+const MEMBERS_PUT = 'PUT /v2/lbaas/pools/{pool_id}/members';
+const LB_ID_ANNOTATION = 'loadbalancer.openstack.org/load-balancer-id';
+/** Slack on every step's budget for a loaded machine (the budgets themselves scale with the cloud). */
+const SLACK_MS = 60_000;
+
+export interface Step {
+  name: string;
+  /** Unscaled: what the step takes on a real cloud, with room. */
+  budgetMs: number;
+  /** Runs even after a failed step (teardown, leak check). */
+  always?: boolean;
+  run(signal: AbortSignal): Promise<string>;
+}
+
+export interface ScenarioOptions {
+  world: World;
+  controllers: Controllers;
+  progress: Progress;
+  once: boolean;
+  signal: AbortSignal;
+}
+
+export interface ScenarioResult {
+  ok: boolean;
+  failures: string[];
+  /** The emulator's request counts per service up to the leak check (whose census is the demo's own). */
+  openstackCalls?: Record<string, number>;
+}
+
+/** The objects the scenario made and read back, shared between steps. */
+interface State {
+  manifest?: ClusterManifest;
+  census?: Census;
+  loadBalancerId?: string;
+  externalIP?: string;
+  openstackCalls?: Record<string, number>;
+}
+
+export async function runScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
+  const state: State = {};
+  const steps = buildSteps(opts, state);
+  const result: ScenarioResult = { ok: true, failures: [] };
+  const { progress, world, controllers } = opts;
+  if (!controllers.capo) throw new Error('the scenario needs capo running');
+  for (const step of steps) {
+    if (!result.ok && !step.always) continue;
+    if (opts.signal.aborted) break;
+    const budget = Math.round(step.budgetMs * world.timeScale) + SLACK_MS;
+    const signal = AbortSignal.any([opts.signal, AbortSignal.timeout(budget)]);
+    progress.begin(step.name);
+    try {
+      const detail = await Promise.race([step.run(signal), controllers.failed]);
+      progress.done(detail);
+    } catch (err) {
+      result.ok = false;
+      const why = signal.aborted && !opts.signal.aborted ? `timed out after ${seconds(budget)}: ` : '';
+      const message = `${step.name}: ${why}${(err as Error).message}`;
+      result.failures.push(message);
+      progress.log(`  ✗ ${why}${(err as Error).message}`);
+    }
+  }
+  if (state.openstackCalls) result.openstackCalls = state.openstackCalls;
+  return result;
+}
+
+export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
+  const { world, controllers } = opts;
+  const demo = controllers.demo;
+  const api = world.api;
+  const cached = <T extends KubernetesObject>(type: ResourceType<T>): T[] =>
+    demo.informers.informerFor(type).list();
+
+  const steps: Step[] = [
+    {
+      name: `user set-up: key pair ${KEY_NAME} in the demo project; census of the cloud`,
+      budgetMs: 10_000,
+      always: true,
+      async run(signal) {
+        await world.demo.compute.keypairs.create({ name: KEY_NAME }, { signal }).catch((err: unknown) => {
+          // A key pair left by an interrupted earlier run on a saved cloud is the user's: keep it.
+          if ((err as { status?: number }).status !== 409) throw err;
+        });
+        state.census = await takeCensus(world.admin, signal);
+        // The census is the demo's own doing: the count shown from here on is the controllers'.
+        world.sim.cloud.stats.reset();
+        return `the cloud holds ${describeCensus(state.census)}`;
+      },
+    },
+    {
+      name: 'create the cluster from examples/capo/cluster.yaml (network, router, security groups, API load balancer, bastion)',
+      budgetMs: 120_000,
+      async run(signal) {
+        const m = await loadClusterManifest();
+        fillCredentials(m, (cloud) => world.cloudsYaml(cloud));
+        state.manifest = m;
+        await ensureNamespace(world, m.namespace, signal);
+        await applyObjects(
+          api,
+          m.objects.filter((o) => o.kind !== 'Machine' && o.kind !== 'OpenStackMachine'),
+          signal,
+        );
+        const osc = await until(signal, `OpenStackCluster ${m.clusterName} ready with its bastion`, () => {
+          const c = cached<OpenStackCluster>(capoKinds.OpenStackCluster).find(
+            (x) => x.metadata?.name === m.clusterName,
+          );
+          const cl = cached<Cluster>(capoKinds.Cluster).find((x) => x.metadata?.name === m.clusterName);
+          return c?.status?.ready && c.status.bastion?.floatingIP && cl?.status?.infrastructureReady
+            ? c
+            : undefined;
+        });
+        const s = osc.status!;
+        const subnet = s.network?.subnets?.[0];
+        const endpoint = osc.spec.controlPlaneEndpoint;
+        return (
+          `cluster ${m.clusterName} ready: network ${s.network?.name ?? '?'}` +
+          `${subnet ? ` (${subnet.cidr})` : ''}, router ${s.router?.name ?? '?'}, ` +
+          `API endpoint ${endpoint?.host ?? '?'}:${endpoint?.port ?? '?'} (load balancer ` +
+          `${s.apiServerLoadBalancer?.name ?? 'none'}), bastion ${s.bastion?.name ?? '?'} at ${s.bastion?.floatingIP}`
+        );
+      },
+    },
+    {
+      name: 'create the machines; each Node registers as its server turns ACTIVE and the ccm initializes it',
+      budgetMs: 120_000,
+      async run(signal) {
+        const m = mustHave(state.manifest, 'the cluster step did not run');
+        const { controlPlane, workers } = countMachines(m);
+        await applyObjects(
+          api,
+          m.objects.filter((o) => o.kind === 'Machine' || o.kind === 'OpenStackMachine'),
+          signal,
+        );
+        const total = controlPlane + workers;
+        const reported = new Set<string>();
+        await until(signal, `${total} machines ready and ${total} Nodes initialized`, () => {
+          for (const n of cached(kinds.Node)) {
+            const name = n.metadata?.name ?? '';
+            if (reported.has(name) || !initialized(n)) continue;
+            reported.add(name);
+            const ip = n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
+            opts.progress.log(`  node ${name} initialized: ${n.spec?.providerID} ${ip ?? ''}`);
+          }
+          const ready = machinesReady(cached(capoKinds.Machine), cached(capoKinds.OpenStackMachine));
+          const nodes = cached(kinds.Node).filter(initialized);
+          return ready >= total && nodes.length >= total;
+        });
+        return (
+          `${total} machines ready (${controlPlane} control plane, ${workers} workers), ` +
+          `${total} nodes initialized by the ccm`
+        );
+      },
+    },
+    {
+      name: `create Service ${SERVICE.namespace}/${SERVICE.name} of type LoadBalancer and wait for its external IP`,
+      budgetMs: 90_000,
+      async run(signal) {
+        await api.create(
+          kinds.Service,
+          {
+            apiVersion: 'v1',
+            kind: 'Service',
+            metadata: { ...SERVICE, labels: { app: SERVICE.name } },
+            spec: {
+              type: 'LoadBalancer',
+              selector: { app: SERVICE.name },
+              ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080 }],
+            },
+          },
+          { signal },
+        );
+        const svc = await until(signal, `an external IP on ${SERVICE.name}`, () => {
+          const s = cached<V1Service>(kinds.Service).find((x) => x.metadata?.name === SERVICE.name);
+          return s?.status?.loadBalancer?.ingress?.[0]?.ip ? s : undefined;
+        });
+        state.externalIP = svc.status!.loadBalancer!.ingress![0]!.ip!;
+        state.loadBalancerId = svc.metadata?.annotations?.[LB_ID_ANNOTATION];
+        const lb = state.loadBalancerId ? lbMembers(world, state.loadBalancerId) : undefined;
+        return (
+          `Service ${SERVICE.name}: external IP ${state.externalIP}` +
+          (lb ? ` (load balancer ${lb.name}, ${lb.pools.map((p) => `${p.members} members`).join(', ')})` : '')
+        );
+      },
+    },
+    {
+      name: 'scale the workers from 2 to 3 (one more Machine and OpenStackMachine, as a MachineSet would)',
+      budgetMs: 90_000,
+      async run(signal) {
+        const m = mustHave(state.manifest, 'the cluster step did not run');
+        const lbId = mustHave(state.loadBalancerId, 'the Service has no load balancer id');
+        const before = lbMembers(world, lbId);
+        const putsBefore = membersPuts(world);
+        const objects = anotherWorker(m);
+        const name = objects[0]!.metadata!.name!;
+        await applyObjects(api, objects, signal);
+        const want = (before?.pools[0]?.members ?? 0) + 1;
+        await until(signal, `node ${name} initialized and ${want} members in every pool`, () => {
+          const node = cached(kinds.Node).find((n) => n.metadata?.name === name);
+          const lb = lbMembers(world, lbId);
+          return (
+            node &&
+            initialized(node) &&
+            lb?.status === 'ACTIVE' &&
+            lb.pools.length > 0 &&
+            lb.pools.every((p) => p.members === want)
+          );
+        });
+        const after = lbMembers(world, lbId)!;
+        const puts = membersPuts(world) - putsBefore;
+        const pools = after.pools.length;
+        if (puts !== pools) {
+          throw new Error(`expected one batch member PUT per pool (${pools}), saw ${puts}`);
+        }
+        return (
+          `node ${name} initialized; the Service's load balancer got ${puts} batch member PUT ` +
+          `for ${pools} pool${pools === 1 ? '' : 's'} (one per pool), ${want} members now`
+        );
+      },
+    },
+  ];
+  if (!opts.once) return steps;
+  return [...steps, ...teardown(opts, state, cached)];
+}
+
+function teardown(
+  opts: ScenarioOptions,
+  state: State,
+  cached: <T extends KubernetesObject>(type: ResourceType<T>) => T[],
+): Step[] {
+  const { world } = opts;
+  const api = world.api;
+  return [
+    {
+      name: `teardown: delete Service ${SERVICE.name} (the ccm deletes its load balancer and floating IP)`,
+      budgetMs: 60_000,
+      always: true,
+      async run(signal) {
+        await deleteIgnoringMissing(() => api.delete(kinds.Service, SERVICE, { signal }));
+        await until(
+          signal,
+          `Service ${SERVICE.name} gone`,
+          async () => {
+            try {
+              await api.get(kinds.Service, SERVICE, { signal });
+              return false;
+            } catch (err) {
+              if (isNotFound(err)) return true;
+              throw err;
+            }
+          },
+          100,
+        );
+        return `Service ${SERVICE.name} deleted`;
+      },
+    },
+    {
+      name: 'teardown: delete the Machines and OpenStackMachines (servers, ports, volumes go; Nodes go)',
+      budgetMs: 60_000,
+      always: true,
+      async run(signal) {
+        const machines = cached<Machine>(capoKinds.Machine);
+        const osms = cached<OpenStackMachine>(capoKinds.OpenStackMachine);
+        for (const o of machines) await deleteObject(api, capoKinds.Machine, o, signal);
+        for (const o of osms) await deleteObject(api, capoKinds.OpenStackMachine, o, signal);
+        await until(signal, 'every OpenStackMachine and Node gone', () => {
+          return cached(capoKinds.OpenStackMachine).length === 0 && cached(kinds.Node).length === 0;
+        });
+        return `${osms.length} machines deleted, their Nodes with them`;
+      },
+    },
+    {
+      name: 'teardown: delete the OpenStackCluster and Cluster (bastion, API load balancer, network, router, security groups go)',
+      budgetMs: 60_000,
+      always: true,
+      async run(signal) {
+        const ns = state.manifest?.namespace;
+        for (const o of cached<OpenStackCluster>(capoKinds.OpenStackCluster)) {
+          await deleteObject(api, capoKinds.OpenStackCluster, o, signal);
+        }
+        for (const o of cached<Cluster>(capoKinds.Cluster))
+          await deleteObject(api, capoKinds.Cluster, o, signal);
+        await until(signal, 'the OpenStackCluster and Cluster gone', () => {
+          return cached(capoKinds.OpenStackCluster).length === 0 && cached(capoKinds.Cluster).length === 0;
+        });
+        if (ns) await deleteIgnoringMissing(() => api.delete(kinds.Namespace, { name: ns }, { signal }));
+        return `cluster deleted${ns ? `, namespace ${ns} with it` : ''}`;
+      },
+    },
+    {
+      name: 'leak check: every OpenStack resource, as admin, against the census taken before',
+      budgetMs: 10_000,
+      always: true,
+      async run(signal) {
+        await deleteIgnoringMissing(() => world.demo.compute.keypairs.delete(KEY_NAME, { signal }));
+        state.openstackCalls = openstackCalls(world);
+        const before = mustHave(state.census, 'no census was taken before the scenario');
+        const after = await takeCensus(world.admin, signal);
+        const left = leaks(before, after);
+        if (left.length > 0) {
+          throw new Error(
+            `leaked resources:\n${left.map((l) => `    ${l.kind}: ${l.label} (${l.id})`).join('\n')}`,
+          );
+        }
+        return 'no leaked resources';
+      },
+    },
+  ];
+}
+
+/** Polls `check` (the caches, or a cheap read) until it gives a value; the step's signal bounds it. */
+async function until<T>(
+  signal: AbortSignal,
+  what: string,
+  check: () => T | undefined | false | null | Promise<T | undefined | false | null>,
+  intervalMs = 50,
+): Promise<T> {
+  for (;;) {
+    const v = await check();
+    if (v) return v;
+    if (signal.aborted) throw new Error(`still waiting for ${what}`);
+    await new Promise<void>((resolve) => {
+      const t = setTimeout(resolve, intervalMs);
+      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
+    });
+  }
+}
+
+function initialized(n: { spec?: { taints?: { key: string }[]; providerID?: string } }): boolean {
+  return !(n.spec?.taints ?? []).some((t) => t.key === TAINT_UNINITIALIZED) && Boolean(n.spec?.providerID);
+}
+
+function machinesReady(machines: readonly Machine[], osms: readonly OpenStackMachine[]): number {
+  return osms.filter(
+    (o) =>
+      o.status?.ready &&
+      machines.some((m) => m.spec.infrastructureRef.name === o.metadata?.name && Boolean(m.spec.providerID)),
+  ).length;
+}
+
+function mustHave<T>(v: T | undefined, why: string): T {
+  if (v === undefined) throw new Error(why);
+  return v;
+}
+
+async function ensureNamespace(world: World, name: string, signal: AbortSignal): Promise<void> {
+  try {
+    await world.api.create(
+      kinds.Namespace,
+      { apiVersion: 'v1', kind: 'Namespace', metadata: { name } },
+      { signal },
+    );
+  } catch (err) {
+    if ((err as { code?: number }).code !== 409) throw err;
+  }
+}
+
+async function deleteIgnoringMissing(fn: () => Promise<unknown>): Promise<void> {
+  try {
+    await fn();
+  } catch (err) {
+    if (!isNotFound(err) && (err as { status?: number }).status !== 404) throw err;
+  }
+}
+
+function deleteObject<T extends KubernetesObject>(
+  api: World['api'],
+  type: ResourceType<T>,
+  o: T,
+  signal: AbortSignal,
+): Promise<void> {
+  return deleteIgnoringMissing(() =>
+    api.delete(type, { namespace: o.metadata?.namespace, name: o.metadata?.name ?? '' }, { signal }),
+  );
+}
+
+function openstackCalls(world: World): Record<string, number> {
+  const out: Record<string, number> = {};
+  for (const [name, s] of Object.entries(world.sim.cloud.stats.snapshot().services)) out[name] = s.count;
+  return out;
+}
+
+/** The octavia batch member updates served so far. */
+function membersPuts(world: World): number {
+  return world.sim.cloud.stats.count('octavia', MEMBERS_PUT);
+}
+
+/** A load balancer's status and members per pool, read from the emulator in this process. */
+function lbMembers(
+  world: World,
+  lbId: string,
+): { name: string; status: string; pools: { id: string; members: number }[] } | undefined {
+  const snap = world.sim.cloud.snapshot() as {
+    octavia?: {
+      loadbalancers?: { id: string; name: string; provisioning_status: string }[];
+      pools?: { id: string; loadbalancer_id: string }[];
+      members?: { id: string; pool_id: string }[];
+    };
+  };
+  const o = snap.octavia;
+  const lb = o?.loadbalancers?.find((l) => l.id === lbId);
+  if (!lb) return undefined;
+  const pools = (o?.pools ?? []).filter((p) => p.loadbalancer_id === lbId);
+  return {
+    name: lb.name,
+    status: lb.provisioning_status,
+    pools: pools.map((p) => ({
+      id: p.id,
+      members: (o?.members ?? []).filter((m) => m.pool_id === p.id).length,
+    })),
+  };
+}

@@ -1,0 +1,175 @@
+/**
+ * The demo's world: the OpenStack emulator on its realistic profile (time-scaled) and the
+ * Kubernetes API emulator, both on loopback, with the files a user points tools at (a clouds.yaml
+ * and a kubeconfig under `.shiftstack/`), the CAPO CRDs installed, and the clients the demo itself
+ * uses: an admin for the census, the demo project for the user's own set-up (a key pair), and a
+ * Kubernetes client for the demo's objects.
+ */
+import { mkdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parse as parseYaml } from 'yaml';
+import type { Logger } from '../lib/log.ts';
+import { isAlreadyExists, kinds, KubeClient, type KubernetesObject } from '../kube/index.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { ALL_KINDS, crdFiles } from '../capo/api/index.ts';
+import { OpenStackClient } from '../openstack/client.ts';
+import { resolveCloudConfig } from '../openstack/config/resolve.ts';
+import { TokenCache } from '../openstack/core/token-cache.ts';
+import { startKubeSim, type RunningKubeSim } from '../sim/kube/start.ts';
+import { startOpenStackSim, type RunningOpenStackSim } from '../sim/openstack/server.ts';
+import type { HostView } from './kubelet.ts';
+
+export const ADMIN_CLOUD = 'shiftstack-admin';
+export const DEMO_CLOUD = 'shiftstack-demo';
+
+export interface WorldOptions {
+  /** Multiplies every delay of the realistic profile. */
+  timeScale: number;
+  /** The OpenStack emulator's port (0: a free one). */
+  port: number;
+  /** Where clouds.yaml, the kubeconfig and cloud.conf go (`.shiftstack` under the working directory). */
+  dir: string;
+  log?: Logger;
+  signal?: AbortSignal;
+}
+
+export interface World {
+  dir: string;
+  timeScale: number;
+  sim: RunningOpenStackSim;
+  kube: RunningKubeSim;
+  /** The cloud's own admin: census across projects. */
+  admin: OpenStackClient;
+  /** The demo project's user: what a person does by hand before applying manifests. */
+  demo: OpenStackClient;
+  /** The demo's own Kubernetes client (what `kubectl apply` would be). */
+  api: KubeClient;
+  kubeConfig: KubeConfig;
+  /** Requests the Kubernetes API server has served, whoever made them. */
+  kubeRequests(): number;
+  /** What a VM knows of itself, read from the emulator as a metadata service would answer it. */
+  host(instanceID: string): HostView | undefined;
+  /** The demo project's credentials as a clouds.yaml document with one cloud named `cloudName`. */
+  cloudsYaml(cloudName: string): string;
+  close(): Promise<void>;
+}
+
+export async function startWorld(opts: WorldOptions): Promise<World> {
+  await mkdir(opts.dir, { recursive: true });
+  const sim = await startOpenStackSim({
+    profile: 'realistic',
+    overrides: { timeScale: opts.timeScale },
+    port: opts.port,
+    cloudsYamlPath: join(opts.dir, 'openstack', 'clouds.yaml'),
+    ...(opts.log ? { log: opts.log } : {}),
+  });
+  let kube: RunningKubeSim | undefined;
+  const clients: OpenStackClient[] = [];
+  let api: KubeClient | undefined;
+  try {
+    kube = await startKubeSim({ kubeconfigPath: join(opts.dir, 'kube', 'kubeconfig') });
+    let requests = 0;
+    kube.emulator.reactors.prepend('*', '*', () => {
+      requests++;
+      return { handled: false };
+    });
+    // Its own token cache: the census must not share a token with the controllers under test.
+    const tokenCache = new TokenCache();
+    const client = async (cloud: string) => {
+      const { config } = await resolveCloudConfig({
+        env: {},
+        homedir: opts.dir,
+        cwd: opts.dir,
+        cloudsYaml: sim.cloudsYamlPath,
+        cloud,
+        ...(opts.signal ? { signal: opts.signal } : {}),
+      });
+      const c = await OpenStackClient.fromConfig(config, {
+        tokenCache,
+        userAgent: 'shiftstack-demo',
+        ...(opts.log ? { log: opts.log } : {}),
+      });
+      clients.push(c);
+      return c;
+    };
+    const admin = await client(ADMIN_CLOUD);
+    const demo = await client(DEMO_CLOUD);
+    const kubeConfig = new KubeConfig();
+    kubeConfig.loadFromString(kube.kubeconfig);
+    api = new KubeClient(kubeConfig, {
+      qps: 0,
+      userAgent: 'shiftstack-demo',
+      fieldManager: 'shiftstack-demo',
+    });
+    await installCrds(api, opts.signal);
+
+    const running = kube;
+    const cloud = sim.cloud;
+    const kubeApi = api;
+    return {
+      dir: opts.dir,
+      timeScale: opts.timeScale,
+      sim,
+      kube: running,
+      admin,
+      demo,
+      api: kubeApi,
+      kubeConfig,
+      kubeRequests: () => requests,
+      host(instanceID) {
+        const server = cloud.compute.getServer(instanceID);
+        if (!server) return undefined;
+        const addresses = cloud.network
+          .portsByDevice(instanceID)
+          .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
+        return { name: server.name, status: server.status, addresses };
+      },
+      cloudsYaml(cloudName) {
+        const c = sim.cloud;
+        return (
+          `clouds:\n  ${cloudName}:\n    auth:\n      auth_url: ${c.authUrl}\n      username: demo\n` +
+          `      password: ${c.options.password}\n      project_name: demo\n` +
+          `      user_domain_name: Default\n      project_domain_name: Default\n` +
+          `    region_name: ${c.options.region}\n    interface: public\n    identity_api_version: 3\n`
+        );
+      },
+      async close() {
+        await kubeApi.close();
+        for (const c of clients) await c.close();
+        await running.dispose();
+        await sim.stop();
+      },
+    };
+  } catch (err) {
+    await api?.close();
+    for (const c of clients) await c.close();
+    await kube?.dispose();
+    await sim.stop();
+    throw err;
+  }
+}
+
+/** `kubectl apply -f deploy/capo/crds/`, from the same source the files are generated from. */
+async function installCrds(api: KubeClient, signal: AbortSignal | undefined): Promise<void> {
+  for (const f of crdFiles()) {
+    const crd = parseYaml(f.text) as KubernetesObject;
+    try {
+      await api.create(kinds.CustomResourceDefinition, crd as never, { signal });
+    } catch (err) {
+      if (!isAlreadyExists(err)) throw err;
+    }
+  }
+  // Served once the emulator's CRD controller has established them.
+  const deadline = Date.now() + 20_000;
+  for (const k of ALL_KINDS) {
+    for (;;) {
+      try {
+        await api.list(k.resource, { limit: 1, signal });
+        break;
+      } catch (err) {
+        if (Date.now() > deadline) throw err;
+        await new Promise((r) => setTimeout(r, 20));
+      }
+    }
+  }
+}
