@@ -32,10 +32,16 @@ const bits = (b: Buffer, unused = 0) => tlv(0x03, Buffer.concat([Buffer.from([un
 const bool = (v: boolean) => tlv(0x01, Buffer.from([v ? 0xff : 0]));
 const utf8 = (s: string) => tlv(0x0c, Buffer.from(s, 'utf8'));
 
-function integer(b: Buffer): Buffer {
+/** A non-negative DER INTEGER from big-endian bytes. */
+export function integer(b: Buffer): Buffer {
+  // DER wants the minimal encoding: a random serial starting with 0x00 must lose it, or OpenSSL
+  // refuses the certificate ("illegal padding") once in 256 runs.
+  let start = 0;
+  while (start < b.length - 1 && b[start] === 0) start++;
+  const digits = b.subarray(start);
   // DER integers are signed: a set high bit needs a leading zero to stay positive.
-  const body = (b[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), b]) : b;
-  return tlv(0x02, body);
+  const body = (digits[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), digits]) : digits;
+  return tlv(0x02, body.length > 0 ? body : Buffer.from([0]));
 }
 
 function oid(dotted: string): Buffer {
