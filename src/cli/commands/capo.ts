@@ -18,6 +18,18 @@ import {
   listenAddress,
 } from '../../capo/cmd.ts';
 import type { CliContext } from '../context.ts';
+import {
+  addCompatOptions,
+  bool,
+  compatWarnings as warningsFor,
+  goBool,
+  intFlag,
+  LOG_FLAGS,
+  LOGS,
+  seconds,
+  value,
+  type CompatFlag,
+} from '../upstream-flags.ts';
 import { VERSION } from '../version.ts';
 
 interface Flags {
@@ -41,61 +53,20 @@ interface Flags {
   version?: string | boolean;
 }
 
-const seconds = (ms: number) => `${ms / 1000}s`;
-
-/** Go's strconv.ParseBool, which pflag's bool flags use (`--flag`, `--flag=1`, `--flag=True`, …). */
-function goBool(value: string | boolean): boolean {
-  if (typeof value === 'boolean') return value;
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
-  throw new InvalidArgumentError('write true or false');
-}
-
-function intFlag(min: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`write a whole number ≥ ${min}`);
-    return n;
-  };
-}
-
 function positiveNumber(value: string): number {
   const n = Number(value);
   if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('write a number > 0');
   return n;
 }
 
-/**
- * A flag of CAPO's manager (CAPO main.go, CAPI's diagnostics flags, component-base logs, klog)
- * that shiftstack does not support yet. Accepted, and named in a warning with what shiftstack
- * does instead, unless the value asks for what shiftstack does anyway (`harmless`).
- */
-interface CompatFlag {
-  name: string;
-  kind: 'bool' | 'value';
-  note: string;
-  harmless?: (value: string | boolean) => boolean;
-}
-
 const WEBHOOKS =
   'shiftstack capo serves no admission webhooks: its controllers refuse changes to immutable fields themselves (condition SpecAccepted=False and a Warning Event)';
 const DIAGNOSTICS =
   '/metrics is served with /healthz and /readyz on --health-addr, over plain HTTP without authentication';
-const LOGS = 'shiftstack logs to stderr; choose the level with --log-level and the format with --log-format';
-const bool = (name: string, note: string, harmless?: CompatFlag['harmless']): CompatFlag => ({
-  name,
-  kind: 'bool',
-  note,
-  ...(harmless ? { harmless } : {}),
-});
-const value = (name: string, note: string, harmless?: CompatFlag['harmless']): CompatFlag => ({
-  name,
-  kind: 'value',
-  note,
-  ...(harmless ? { harmless } : {}),
-});
-const isFalse = (v: string | boolean) => !goBool(v);
-
+/**
+ * Flags of CAPO's manager (CAPO main.go, CAPI's diagnostics flags, component-base logs, klog) that
+ * shiftstack does not support yet; see upstream-flags.ts.
+ */
 export const CAPO_COMPAT_FLAGS: readonly CompatFlag[] = [
   value('v', LOGS),
   value('diagnostics-address', DIAGNOSTICS),
@@ -116,61 +87,21 @@ export const CAPO_COMPAT_FLAGS: readonly CompatFlag[] = [
     'put the CA certificate under the key `cacert` of the identity Secret (next to clouds.yaml) instead',
   ),
   value('feature-gates', 'shiftstack has no feature gates; it behaves as CAPO does with the default gates'),
-  value('vmodule', LOGS),
-  value('log-flush-frequency', LOGS),
-  value('logging-format', LOGS, (v) => v === 'text'),
-  value('log-json-info-buffer-size', LOGS),
-  bool('log-json-split-stream', LOGS),
-  value('log-text-info-buffer-size', LOGS),
-  bool('log-text-split-stream', LOGS),
-  bool('logtostderr', LOGS, (v) => goBool(v)),
-  bool('alsologtostderr', LOGS, isFalse),
-  value('log-dir', LOGS),
-  value('log-file', LOGS),
-  value('log-file-max-size', LOGS),
-  value('log-backtrace-at', LOGS),
-  value('stderrthreshold', LOGS),
-  bool('skip-headers', LOGS, isFalse),
-  bool('skip-log-headers', LOGS, isFalse),
-  bool('one-output', LOGS, isFalse),
-  bool('add-dir-header', LOGS, isFalse),
+  ...LOG_FLAGS,
 ];
-
-/** Attribute name commander gives `--some-flag`. */
-const attr = (name: string) => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** The warnings for the compatibility flags given. */
 export function compatWarnings(cmd: Command): string[] {
-  const out: string[] = [];
-  for (const f of CAPO_COMPAT_FLAGS) {
-    const key = attr(f.name);
-    if (cmd.getOptionValueSource(key) !== 'cli') continue;
-    const raw = cmd.getOptionValue(key) as string | boolean | string[];
-    const values = Array.isArray(raw) ? raw : [raw];
-    if (f.harmless && values.every((x) => f.harmless!(x))) continue;
-    const shown = values
-      .map((x) => (x === true ? `--${f.name}` : `--${f.name}=${String(x).replace(/^=/, '')}`))
-      .join(' ');
-    out.push(`${shown} is not supported yet by shiftstack capo and is ignored: ${f.note}`);
-  }
-  return out;
+  return warningsFor(
+    cmd,
+    CAPO_COMPAT_FLAGS,
+    undefined,
+    'is not supported yet by shiftstack capo and is ignored',
+  );
 }
 
 function addCompatFlags(cmd: Command): Command {
-  for (const f of CAPO_COMPAT_FLAGS) {
-    const flag = f.name === 'v' ? '-v, --v' : `--${f.name}`;
-    const option =
-      f.kind === 'bool'
-        ? new Option(`${flag} [bool]`).argParser((v: string) => {
-            goBool(v);
-            return v;
-          })
-        : new Option(`${flag} <value>`).argParser((v: string, prev: string[] | undefined) => [
-            ...(prev ?? []),
-            v,
-          ]);
-    cmd.addOption(option.hideHelp());
-  }
+  addCompatOptions(cmd, CAPO_COMPAT_FLAGS);
   return cmd.addHelpText(
     'after',
     "\nCAPO's other flags (--diagnostics-address, --insecure-diagnostics, --webhook-port, --webhook-cert-dir, " +

@@ -7,6 +7,20 @@ import { InvalidArgumentError, Option, type Command } from 'commander';
 import { buildCcm, CCM_DEFAULTS, CcmUsageError, durationFlag, type CcmOptions } from '../../ccm/cmd.ts';
 import { processContext } from '../../openstack/config/context.ts';
 import type { CliContext } from '../context.ts';
+import {
+  addCompatOptions,
+  bool,
+  compatWarnings as warningsFor,
+  givenValue,
+  goBool,
+  intFlag,
+  isFalse,
+  LOG_FLAGS,
+  LOGS,
+  seconds,
+  value,
+  type CompatFlag,
+} from '../upstream-flags.ts';
 
 interface Flags {
   cloudConfig: string;
@@ -30,20 +44,10 @@ interface Flags {
   bindAddress: string;
 }
 
-const seconds = (ms: number) => `${ms / 1000}s`;
-
 function boolFlag(value: string): boolean {
   if (value === 'true') return true;
   if (value === 'false') return false;
   throw new InvalidArgumentError('write true or false');
-}
-
-function intFlag(min: number): (value: string) => number {
-  return (value) => {
-    const n = Number(value);
-    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`write a whole number ≥ ${min}`);
-    return n;
-  };
 }
 
 function listFlag(value: string, previous: string[] | undefined): string[] {
@@ -52,50 +56,19 @@ function listFlag(value: string, previous: string[] | undefined): string[] {
   return previous && previous !== CCM_DEFAULTS.controllers ? [...previous, ...items] : items;
 }
 
-/** Go's strconv.ParseBool, which upstream's bool flags use (`--flag=1`, `--flag=True`, …). */
-function goBool(value: string | boolean): boolean {
-  if (typeof value === 'boolean') return value;
-  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
-  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
-  throw new InvalidArgumentError('write true or false');
-}
-
-/**
- * A flag of openstack-cloud-controller-manager (k8s.io/cloud-provider, component-base, OCCM) that
- * shiftstack does not implement. It is accepted, so a user's Deployment keeps working, and said
- * once in the log with what shiftstack does instead — unless the value given asks for what
- * shiftstack does anyway (`harmless`).
- */
-interface CompatFlag {
-  name: string;
-  kind: 'bool' | 'value';
-  note: string;
-  harmless?: (value: string | boolean, flags: Flags) => boolean;
-}
-
 const NO_SERVER = (_: unknown, f: Flags) => f.securePort === 0;
 const SERVING =
   '/healthz, /readyz and /metrics are served over plain HTTP on --bind-address:--secure-port, without TLS; keep them on 127.0.0.1 or set --secure-port=0';
 const AUTH =
   '/healthz, /readyz and /metrics are served without authentication or authorization; anyone who reaches --bind-address:--secure-port can read them';
-const LOGS = 'shiftstack logs to stderr; choose the level with --log-level and the format with --log-format';
 const IPAM =
   "shiftstack has no node IPAM controller; Nodes' podCIDRs come from kube-controller-manager or the network plugin";
-const bool = (name: string, note: string, harmless?: CompatFlag['harmless']): CompatFlag => ({
-  name,
-  kind: 'bool',
-  note,
-  ...(harmless ? { harmless } : {}),
-});
-const value = (name: string, note: string, harmless?: CompatFlag['harmless']): CompatFlag => ({
-  name,
-  kind: 'value',
-  note,
-  ...(harmless ? { harmless } : {}),
-});
-const isFalse = (v: string | boolean) => !goBool(v);
 
-export const COMPAT_FLAGS: readonly CompatFlag[] = [
+/**
+ * Flags of openstack-cloud-controller-manager (k8s.io/cloud-provider, component-base, OCCM) that
+ * shiftstack does not implement; see upstream-flags.ts.
+ */
+export const COMPAT_FLAGS: readonly CompatFlag<Flags>[] = [
   bool(
     'use-service-account-credentials',
     "every controller uses the one client of the process (its kubeconfig, or the cloud-controller-manager ServiceAccount in a pod), so that identity needs every controller's permissions, as deploy/ccm/rbac.yaml grants",
@@ -170,45 +143,19 @@ export const COMPAT_FLAGS: readonly CompatFlag[] = [
   value('webhook-tls-cert-file', 'shiftstack ccm serves no admission webhooks'),
   value('webhook-tls-private-key-file', 'shiftstack ccm serves no admission webhooks'),
   // component-base/logs, and klog's flags that older OCCM releases still had.
-  value('vmodule', LOGS),
-  value('log-flush-frequency', LOGS),
-  value('logging-format', LOGS, (v) => v === 'text'),
-  value('log-json-info-buffer-size', LOGS),
-  bool('log-json-split-stream', LOGS),
-  value('log-text-info-buffer-size', LOGS),
-  bool('log-text-split-stream', LOGS),
-  bool('logtostderr', LOGS, (v) => goBool(v)),
-  bool('alsologtostderr', LOGS, isFalse),
-  value('log-dir', LOGS),
-  value('log-file', LOGS),
-  value('log-file-max-size', LOGS),
-  value('log-backtrace-at', LOGS),
-  value('stderrthreshold', LOGS),
-  bool('skip-headers', LOGS, isFalse),
-  bool('skip-log-headers', LOGS, isFalse),
-  bool('one-output', LOGS, isFalse),
-  bool('add-dir-header', LOGS, isFalse),
+  ...LOG_FLAGS,
 ];
-
-/** Attribute name commander gives `--some-flag`. */
-const attr = (name: string) => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
 
 /** Log lines for the compatibility flags given; a usage error for a flag that cannot be honoured. */
 function compatWarnings(cmd: Command, flags: Flags): string[] {
   const out: string[] = [];
-  const given = (name: string): string | boolean | string[] | undefined => {
-    const key = attr(name);
-    return cmd.getOptionValueSource(key) === 'cli'
-      ? (cmd.getOptionValue(key) as string | boolean | string[])
-      : undefined;
-  };
-  const provider = given('cloud-provider');
+  const provider = givenValue(cmd, 'cloud-provider');
   if (provider !== undefined && provider !== 'openstack') {
     throw new CcmUsageError(
       `--cloud-provider: "${String(provider)}" is not a cloud shiftstack ccm serves; write --cloud-provider=openstack or leave it out`,
     );
   }
-  const v = given('v');
+  const v = givenValue(cmd, 'v');
   if (v !== undefined) {
     const level = Number(String(v).replace(/^=/, ''));
     if (!Number.isInteger(level) || level < 0)
@@ -217,35 +164,21 @@ function compatWarnings(cmd: Command, flags: Flags): string[] {
     if (level >= 4)
       out.push(`--v=${level} is accepted and ignored: ${LOGS} (--log-level debug for --v=4 and up)`);
   }
-  for (const f of COMPAT_FLAGS) {
-    const raw = given(f.name);
-    if (raw === undefined) continue;
-    const values = Array.isArray(raw) ? raw : [raw];
-    if (f.harmless && values.every((x) => f.harmless!(x, flags))) continue;
-    const shown = values.map((x) => (x === true ? `--${f.name}` : `--${f.name}=${String(x)}`)).join(' ');
-    out.push(
-      `${shown} is accepted for compatibility with openstack-cloud-controller-manager and ignored: ${f.note}`,
-    );
-  }
+  out.push(
+    ...warningsFor(
+      cmd,
+      COMPAT_FLAGS,
+      flags,
+      'is accepted for compatibility with openstack-cloud-controller-manager and ignored',
+    ),
+  );
   return out;
 }
 
 function addCompatFlags(cmd: Command): Command {
   cmd.addOption(new Option('--cloud-provider <name>', 'upstream\'s; only "openstack"').hideHelp());
   cmd.addOption(new Option('-v, --v <level>', "klog's verbosity").hideHelp());
-  for (const f of COMPAT_FLAGS) {
-    const option =
-      f.kind === 'bool'
-        ? new Option(`--${f.name} [bool]`).argParser((v: string) => {
-            goBool(v);
-            return v;
-          })
-        : new Option(`--${f.name} <value>`).argParser((v: string, prev: string[] | undefined) => [
-            ...(prev ?? []),
-            v,
-          ]);
-    cmd.addOption(option.hideHelp());
-  }
+  addCompatOptions(cmd, COMPAT_FLAGS);
   return cmd.addHelpText(
     'after',
     '\nThe other flags of openstack-cloud-controller-manager (--cloud-provider=openstack, --v, ' +

@@ -10,11 +10,10 @@ import type { Server } from '../../compute/v2/servers.ts';
 import { OpenStackHttpError } from '../../core/errors.ts';
 import { waitHint } from './backoff.ts';
 import type { EngineContext, StepContext } from './context.ts';
-import { fromError, Journal } from './outcome.ts';
+import { runCall } from './outcome.ts';
 import { adoptPorts, ensurePort } from './ports.ts';
 import { resolveServerSpec, volumeSpecs } from './resolve.ts';
 import { createServer, findServerByName, getServer, GONE_STATES, instanceAddresses } from './server.ts';
-import { copyState } from './state.ts';
 import type { CallOptions, EnsureInput, EnsureResult, ServerSpec, ServerState } from './types.ts';
 import { ensureVolumes } from './volumes.ts';
 
@@ -23,17 +22,7 @@ export async function ensureServer(
   input: EnsureInput,
   options: CallOptions = {},
 ): Promise<EnsureResult> {
-  const state = copyState(input);
-  const journal = new Journal(state);
-  const ctx: StepContext = { ...engine, journal, signal: options.signal };
-  const record = async () => {
-    await options.record?.(copyState(state));
-  };
-  try {
-    return await steps(ctx, input.spec, state, record);
-  } catch (err) {
-    return fromError(err, journal, engine.policy);
-  }
+  return runCall(engine, input, options, (ctx, state, record) => steps(ctx, input.spec, state, record));
 }
 
 async function steps(

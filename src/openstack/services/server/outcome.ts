@@ -7,8 +7,18 @@
 import type { Server, ServerStatus } from '../../compute/v2/servers.ts';
 import { ApiVersionError, OpenStackHttpError } from '../../core/errors.ts';
 import type { BackoffPolicy } from './backoff.ts';
+import type { EngineContext, StepContext } from './context.ts';
 import { DependencyError } from './errors.ts';
-import type { Action, Failed, FailedReason, Pending, PendingReason, ServerState } from './types.ts';
+import { copyState } from './state.ts';
+import type {
+  Action,
+  CallOptions,
+  Failed,
+  FailedReason,
+  Pending,
+  PendingReason,
+  ServerState,
+} from './types.ts';
 
 /** Thrown inside a step to end the call with a Failed result. */
 export class StepFailure extends Error {
@@ -97,5 +107,29 @@ export function fromError(err: unknown, journal: Journal, policy: BackoffPolicy)
       return journal.failed('Forbidden', `${err.method} ${err.url}: ${said}`, false);
     default:
       throw err;
+  }
+}
+
+/**
+ * One ensure or remove call: a fresh journal over a copy of the recorded state, `record` handing
+ * the caller a copy of it after each step that created or found something, and typed failures
+ * turned into results.
+ */
+export async function runCall<R>(
+  engine: EngineContext,
+  recorded: ServerState,
+  options: CallOptions,
+  steps: (ctx: StepContext, state: ServerState, record: () => Promise<void>) => Promise<R>,
+): Promise<R | Pending | Failed> {
+  const state = copyState(recorded);
+  const journal = new Journal(state);
+  const ctx: StepContext = { ...engine, journal, signal: options.signal };
+  const record = async () => {
+    await options.record?.(copyState(state));
+  };
+  try {
+    return await steps(ctx, state, record);
+  } catch (err) {
+    return fromError(err, journal, engine.policy);
   }
 }

@@ -9,10 +9,9 @@
  */
 import type { Server } from '../../compute/v2/servers.ts';
 import type { EngineContext, StepContext } from './context.ts';
-import { fromError, Journal } from './outcome.ts';
+import { runCall } from './outcome.ts';
 import { adoptPorts, deletePortAndTrunk } from './ports.ts';
 import { deleteServer, findServerByName, getServer } from './server.ts';
-import { copyState } from './state.ts';
 import type { CallOptions, RemoveInput, RemoveResult, ServerState } from './types.ts';
 import { deleteVolumes } from './volumes.ts';
 
@@ -21,17 +20,7 @@ export async function removeServer(
   input: RemoveInput,
   options: CallOptions = {},
 ): Promise<RemoveResult> {
-  const state = copyState(input);
-  const journal = new Journal(state);
-  const ctx: StepContext = { ...engine, journal, signal: options.signal };
-  const record = async () => {
-    await options.record?.(copyState(state));
-  };
-  try {
-    return await steps(ctx, input.name, state, record);
-  } catch (err) {
-    return fromError(err, journal, engine.policy);
-  }
+  return runCall(engine, input, options, (ctx, state, record) => steps(ctx, input.name, state, record));
 }
 
 async function steps(

@@ -1,0 +1,129 @@
+/**
+ * Flags in the shape Go components give them (pflag, klog, component-base), for commands that
+ * stand in for an upstream binary (`shiftstack ccm` for OCCM, `shiftstack capo` for CAPO's
+ * manager): Go's bool parsing, durations shown as Go writes them, and the compatibility flags a
+ * user's Deployment passes that shiftstack does not implement. Those are accepted, so manifests
+ * keep working, and named once in a startup warning with what shiftstack does instead — unless the
+ * value asks for what shiftstack does anyway (`harmless`).
+ */
+import { InvalidArgumentError, Option, type Command } from 'commander';
+
+/** A default duration as Go prints it in `--help` (`15s`). */
+export const seconds = (ms: number) => `${ms / 1000}s`;
+
+/** Go's strconv.ParseBool, which pflag's bool flags use (`--flag`, `--flag=1`, `--flag=True`, …). */
+export function goBool(value: string | boolean): boolean {
+  if (typeof value === 'boolean') return value;
+  if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
+  if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
+  throw new InvalidArgumentError('write true or false');
+}
+
+export function intFlag(min: number): (value: string) => number {
+  return (value) => {
+    const n = Number(value);
+    if (!Number.isInteger(n) || n < min) throw new InvalidArgumentError(`write a whole number ≥ ${min}`);
+    return n;
+  };
+}
+
+/** An upstream flag shiftstack accepts and ignores; `F` is the command's parsed flags. */
+export interface CompatFlag<F = unknown> {
+  name: string;
+  kind: 'bool' | 'value';
+  note: string;
+  harmless?: (value: string | boolean, flags: F) => boolean;
+}
+
+export const bool = <F = unknown>(
+  name: string,
+  note: string,
+  harmless?: CompatFlag<F>['harmless'],
+): CompatFlag<F> => ({ name, kind: 'bool', note, ...(harmless ? { harmless } : {}) });
+
+export const value = <F = unknown>(
+  name: string,
+  note: string,
+  harmless?: CompatFlag<F>['harmless'],
+): CompatFlag<F> => ({ name, kind: 'value', note, ...(harmless ? { harmless } : {}) });
+
+export const isFalse = (v: string | boolean) => !goBool(v);
+
+export const LOGS =
+  'shiftstack logs to stderr; choose the level with --log-level and the format with --log-format';
+
+/** component-base/logs and klog's flags, which every Kubernetes component's manifest may pass. */
+export const LOG_FLAGS: readonly CompatFlag[] = [
+  value('vmodule', LOGS),
+  value('log-flush-frequency', LOGS),
+  value('logging-format', LOGS, (v) => v === 'text'),
+  value('log-json-info-buffer-size', LOGS),
+  bool('log-json-split-stream', LOGS),
+  value('log-text-info-buffer-size', LOGS),
+  bool('log-text-split-stream', LOGS),
+  bool('logtostderr', LOGS, (v) => goBool(v)),
+  bool('alsologtostderr', LOGS, isFalse),
+  value('log-dir', LOGS),
+  value('log-file', LOGS),
+  value('log-file-max-size', LOGS),
+  value('log-backtrace-at', LOGS),
+  value('stderrthreshold', LOGS),
+  bool('skip-headers', LOGS, isFalse),
+  bool('skip-log-headers', LOGS, isFalse),
+  bool('one-output', LOGS, isFalse),
+  bool('add-dir-header', LOGS, isFalse),
+];
+
+/** Attribute name commander gives `--some-flag`. */
+const attr = (name: string) => name.replace(/-([a-z0-9])/g, (_, c: string) => c.toUpperCase());
+
+/** The value given on the command line for `--name`, or undefined when it came from a default. */
+export function givenValue(cmd: Command, name: string): string | boolean | string[] | undefined {
+  const key = attr(name);
+  return cmd.getOptionValueSource(key) === 'cli'
+    ? (cmd.getOptionValue(key) as string | boolean | string[])
+    : undefined;
+}
+
+/** Hidden options for every compatibility flag; a flag named `v` also gets klog's `-v`. */
+export function addCompatOptions(cmd: Command, flags: readonly CompatFlag<never>[]): void {
+  for (const f of flags) {
+    const flag = f.name === 'v' ? '-v, --v' : `--${f.name}`;
+    const option =
+      f.kind === 'bool'
+        ? new Option(`${flag} [bool]`).argParser((v: string) => {
+            goBool(v);
+            return v;
+          })
+        : new Option(`${flag} <value>`).argParser((v: string, prev: string[] | undefined) => [
+            ...(prev ?? []),
+            v,
+          ]);
+    cmd.addOption(option.hideHelp());
+  }
+}
+
+/**
+ * One warning per compatibility flag given whose values are not all harmless, each as
+ * `<the flags as given> <said>: <note>`.
+ */
+export function compatWarnings<F>(
+  cmd: Command,
+  compat: readonly CompatFlag<F>[],
+  flags: F,
+  said: string,
+): string[] {
+  const out: string[] = [];
+  for (const f of compat) {
+    const raw = givenValue(cmd, f.name);
+    if (raw === undefined) continue;
+    const values = Array.isArray(raw) ? raw : [raw];
+    if (f.harmless && values.every((x) => f.harmless!(x, flags))) continue;
+    // `-v=2` reaches commander as the value "=2".
+    const shown = values
+      .map((x) => (x === true ? `--${f.name}` : `--${f.name}=${String(x).replace(/^=/, '')}`))
+      .join(' ');
+    out.push(`${shown} ${said}: ${f.note}`);
+  }
+  return out;
+}
