@@ -203,9 +203,16 @@ describe('capo end to end: examples/capo/cluster.yaml', () => {
     for (const k of ['controlPlaneSecurityGroup', 'workerSecurityGroup', 'bastionSecurityGroup'] as const)
       assert.equal((await env.admin.network.securityGroups.get(st[k]!.id)).id, st[k]!.id, k);
 
-    // The API load balancer: ACTIVE on the cluster subnet, its floating IP is the endpoint.
-    const lb = await env.admin.loadBalancer.loadBalancers.get(st.apiServerLoadBalancer!.id);
-    assert.equal(lb.provisioning_status, 'ACTIVE');
+    // The API load balancer: ACTIVE on the cluster subnet, its floating IP is the endpoint. Once the
+    // bastion has an address the controller widens the listener's allowed CIDRs, so it may still be
+    // PENDING_UPDATE here.
+    const lb = (await eventually(
+      async () => {
+        const found = await env.admin.loadBalancer.loadBalancers.get(st.apiServerLoadBalancer!.id);
+        return found.provisioning_status === 'ACTIVE' ? found : undefined;
+      },
+      { ...WAIT, what: 'the API load balancer ACTIVE' },
+    ))!;
     assert.equal(lb.vip_subnet_id, subnet.id);
     const [lbFip] = await env.admin.network.floatingIps.list({ port_id: lb.vip_port_id }).all();
     assert.ok(lbFip?.floating_ip_address);
