@@ -12,6 +12,7 @@ import { createRegistry, type Registry } from '../lib/metrics.ts';
 import { Manager } from '../kube/index.ts';
 import type { OpenStackClientOptions } from '../openstack/client.ts';
 import { parseGoDuration } from '../openstack/config/duration.ts';
+import { registerClusterAPICoreControllers } from './controllers/capi-core.ts';
 import {
   registerOpenStackClusterController,
   type OpenStackClusterControllerOptions,
@@ -222,6 +223,8 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
     workers: opts.openStackMachineTemplateConcurrency,
     ...deps.machineTemplate,
   });
+  // Cluster API core's Machine and Cluster status (nodeRef, phases) where no CAPI core runs.
+  if (actAsClusterAPICore) registerClusterAPICoreControllers(manager);
   log.info(
     {
       leaderElect: opts.leaderElect,

@@ -213,4 +213,30 @@ describe('ScopeCache', () => {
       await scopes.close();
     }
   });
+  it('authenticatedScopeFor: Keystone refusing the password is an IdentityError; a fixed Secret authenticates once', async () => {
+    const ref = await env.identitySecret('auth-check');
+    await env.api.patch(kinds.Secret, { namespace: env.namespace, name: 'auth-check' }, 'merge', {
+      stringData: { 'clouds.yaml': env.cloudsYaml().replace(/password: .*/, 'password: not-the-password') },
+    });
+    const scopes = cache();
+    try {
+      // Building the client alone calls nothing: the wrong password passes unseen.
+      await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+      const err = await rejectsWith(
+        scopes.authenticatedScopeFor({ namespace: env.namespace, identityRef: ref }),
+        'OpenStackAuthenticationFailed',
+        /Keystone at .* refused the credentials of Secret capo-demo\/auth-check, cloud openstack.*\(401\).*Fix: check the user name/,
+      );
+      assert.doesNotMatch(`${err.message} ${err.fix}`, /not-the-password/);
+
+      await env.identitySecret('auth-check');
+      const before = await tokenRequests(env);
+      const scope = await scopes.authenticatedScopeFor({ namespace: env.namespace, identityRef: ref });
+      await scopes.authenticatedScopeFor({ namespace: env.namespace, identityRef: ref });
+      await scope.client.network.networks.list().all();
+      assert.equal((await tokenRequests(env)) - before, 1, 'one token for the check and the calls after it');
+    } finally {
+      await scopes.close();
+    }
+  });
 });

@@ -26,6 +26,7 @@ import {
   type ResourceType,
 } from '../kube/index.ts';
 import { OpenStackClient, type OpenStackClientOptions } from '../openstack/client.ts';
+import { AuthenticationError } from '../openstack/core/errors.ts';
 import { loadCloudsYamlText } from '../openstack/config/clouds-yaml.ts';
 import type { CloudConfig } from '../openstack/config/types.ts';
 import { capoKinds, type IdentityRef, type OpenStackClusterIdentity } from './api/index.ts';
@@ -34,7 +35,12 @@ export const DEFAULT_SCOPE_CACHE_MAX_SIZE = 10;
 export const CLOUDS_YAML_KEY = 'clouds.yaml';
 export const CACERT_KEY = 'cacert';
 
-export type IdentityErrorReason = 'IdentityNotFound' | 'IdentityInvalid' | 'IdentityNotAllowed';
+export type IdentityErrorReason =
+  | 'IdentityNotFound'
+  | 'IdentityInvalid'
+  | 'IdentityNotAllowed'
+  /** Keystone refused the credentials (wrong password, unknown user or project, expired credential). */
+  | 'OpenStackAuthenticationFailed';
 
 /**
  * Why an identityRef gives no client. `message` and `fix` are meant for a condition message and a
@@ -184,6 +190,29 @@ export class ScopeCache {
       this.entries.delete(oldest);
     }
     return entry;
+  }
+
+  /**
+   * `scopeFor`, then a Keystone token for the scope's client, so a controller that reports the
+   * identity as authenticated has seen Keystone accept it: building a client calls nothing. The
+   * token cache makes this free after the first reconcile. Keystone refusing the credentials is an
+   * IdentityError (`OpenStackAuthenticationFailed`); a Keystone that does not answer is thrown as
+   * it is (the caller's retry, not a user's fix).
+   */
+  async authenticatedScopeFor(req: ScopeRequest): Promise<Scope> {
+    const scope = await this.scopeFor(req);
+    try {
+      await scope.client.session.token(req.signal);
+    } catch (err) {
+      if (!AuthenticationError.is(err)) throw err;
+      const status = err.status !== undefined ? ` (${err.status})` : '';
+      throw new IdentityError(
+        'OpenStackAuthenticationFailed',
+        `Keystone at ${err.authUrl} refused the credentials of ${scope.source}, cloud ${scope.cloudName}, for ${err.identity}${status}: ${err.serviceMessage.replace(/\.\s*$/, '')}`,
+        `${err.fix.replace(/^Fix:\s*/, '').replace(/\.\s*$/, '')} (${CLOUDS_YAML_KEY} of ${scope.source})`,
+      );
+    }
+    return scope;
   }
 
   /** Closes every client built (at shutdown; a reconcile still using one fails its next call). */

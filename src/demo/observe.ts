@@ -58,19 +58,12 @@ export function observer(world: World, demo: Manager): Observer {
       const nodes = list<V1Node>(kinds.Node);
       const services = list<V1Service>(kinds.Service).filter((s) => s.spec?.type === 'LoadBalancer');
       const kindsShown: KindLine[] = [
-        line('Clusters', clusters, (c) =>
-          c.metadata?.deletionTimestamp
-            ? 'deleting'
-            : c.status?.infrastructureReady
-              ? 'ready'
-              : 'provisioning',
-        ),
+        // As `kubectl get clusters,machines` shows them: CAPI's phase (here from capo acting as CAPI core).
+        phaseLine('Clusters', clusters, CLUSTER_PHASES),
         line('OpenStackClusters', oscs, (c) =>
           c.metadata?.deletionTimestamp ? 'deleting' : c.status?.ready ? 'ready' : 'provisioning',
         ),
-        line('Machines', machines, (m) =>
-          m.metadata?.deletionTimestamp ? 'deleting' : m.spec.providerID ? 'with providerID' : 'pending',
-        ),
+        phaseLine('Machines', machines, MACHINE_PHASES),
         line('OpenStackMachines', osms, (m) =>
           m.metadata?.deletionTimestamp
             ? 'deleting'
@@ -100,13 +93,34 @@ export function observer(world: World, demo: Manager): Observer {
   };
 }
 
-function line<T>(kind: string, items: readonly T[], phase: (t: T) => string): KindLine {
+/** CAPI's phases in lifecycle order, lower case as the view prints them. */
+export const MACHINE_PHASES = ['pending', 'provisioning', 'provisioned', 'running', 'deleting', 'failed'];
+export const CLUSTER_PHASES = ['pending', 'provisioning', 'provisioned', 'deleting', 'failed'];
+
+interface Phased {
+  metadata?: { deletionTimestamp?: unknown };
+  status?: { phase?: string | undefined };
+}
+
+/** Cluster API objects counted by `status.phase`; a deleted one may not have had it rewritten yet. */
+export function phaseLine(kind: string, items: readonly Phased[], order: string[]): KindLine {
+  return line(
+    kind,
+    items,
+    (o) => (o.metadata?.deletionTimestamp ? 'deleting' : (o.status?.phase || 'pending').toLowerCase()),
+    order,
+  );
+}
+
+/** Counts per phase, in `order` when given (others after, as met). */
+function line<T>(kind: string, items: readonly T[], phase: (t: T) => string, order: string[] = []): KindLine {
   const counts = new Map<string, number>();
   for (const i of items) {
     const p = phase(i);
     counts.set(p, (counts.get(p) ?? 0) + 1);
   }
-  return { kind, count: items.length, phases: [...counts.entries()] };
+  const rank = (p: string) => (order.includes(p) ? order.indexOf(p) : order.length);
+  return { kind, count: items.length, phases: [...counts.entries()].sort((a, b) => rank(a[0]) - rank(b[0])) };
 }
 
 interface Work {

@@ -1,6 +1,16 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { callsText, liveView, plainStatus, Progress, waitingText, type ProgressState } from './progress.ts';
+import type { Cluster, Machine } from '../capo/api/index.ts';
+import { CLUSTER_PHASES, MACHINE_PHASES, phaseLine } from './observe.ts';
+import {
+  callsText,
+  kindText,
+  liveView,
+  plainStatus,
+  Progress,
+  waitingText,
+  type ProgressState,
+} from './progress.ts';
 
 const state = (over: Partial<ProgressState> = {}): ProgressState => ({
   kinds: [
@@ -8,8 +18,8 @@ const state = (over: Partial<ProgressState> = {}): ProgressState => ({
       kind: 'Machines',
       count: 5,
       phases: [
-        ['with providerID', 3],
-        ['pending', 2],
+        ['provisioned', 2],
+        ['running', 3],
       ],
     },
     {
@@ -50,7 +60,7 @@ describe('progress view', () => {
   it('plain status is one line with the kinds that have objects', () => {
     assert.equal(
       plainStatus(state(), 12_000),
-      'Machines 5 (3 with providerID, 2 pending) · Nodes 3 (2 initialized, 1 uninitialized) | ' +
+      'Machines 5 (2 provisioned, 3 running) · Nodes 3 (2 initialized, 1 uninitialized) | ' +
         'waiting on OpenStack: LB kube_service_x PENDING_CREATE 12 s, server w-1 BUILD 3 s | ' +
         'API calls: OpenStack 44 · Kubernetes 140',
     );
@@ -62,7 +72,7 @@ describe('progress view', () => {
     );
     assert.deepEqual(lines, [
       '… create the machines 4.2 s',
-      '  Machines 5 (3 with providerID, 2 pending)  ·  Nodes 3 (2 initialized, 1 uninitialized)',
+      '  Machines 5 (2 provisioned, 3 running)  ·  Nodes 3 (2 initialized, 1 uninitialized)',
       '  waiting on OpenStack: nothing',
       '  API calls: OpenStack 44 (neutron 30, nova 12, keystone 2) · Kubernetes 140',
     ]);
@@ -111,5 +121,28 @@ describe('progress view', () => {
     assert.match(plain(second), /a line\n… step one/);
     for (const line of plain(out).split('\n')) assert.ok(line.length <= 60, line);
     p.stop();
+  });
+
+  it('counts Machines and Clusters by CAPI phase, in lifecycle order, a deleted one as deleting', () => {
+    const machine = (phase: string | undefined, deleting = false) =>
+      ({
+        metadata: { name: 'm', ...(deleting ? { deletionTimestamp: new Date() } : {}) },
+        spec: {},
+        status: phase ? { phase } : {},
+      }) as Machine;
+    const machines = [
+      machine('Running'),
+      machine(undefined),
+      machine('Provisioned'),
+      machine('Running'),
+      machine('Running', true),
+      machine('Provisioning'),
+    ];
+    assert.equal(
+      kindText(phaseLine('Machines', machines, MACHINE_PHASES)),
+      'Machines 6 (1 pending, 1 provisioning, 1 provisioned, 2 running, 1 deleting)',
+    );
+    const cluster = { metadata: { name: 'c' }, status: { phase: 'Provisioned' } } as Cluster;
+    assert.equal(kindText(phaseLine('Clusters', [cluster], CLUSTER_PHASES)), 'Clusters 1 (1 provisioned)');
   });
 });

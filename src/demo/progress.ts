@@ -5,7 +5,7 @@
  * lines, and the status as one line every `plainEveryMs` when it changed.
  */
 
-/** One kind of object and how its members stand: `Machines 5: 3 Running, 2 Provisioning`. */
+/** One kind of object and how its members stand: `Machines 5 (2 provisioning, 3 running)`. */
 export interface KindLine {
   kind: string;
   count: number;

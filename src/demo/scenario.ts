@@ -140,7 +140,7 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
             (x) => x.metadata?.name === m.clusterName,
           );
           const cl = cached<Cluster>(capoKinds.Cluster).find((x) => x.metadata?.name === m.clusterName);
-          return c?.status?.ready && c.status.bastion?.floatingIP && cl?.status?.infrastructureReady
+          return c?.status?.ready && c.status.bastion?.floatingIP && cl?.status?.phase === 'Provisioned'
             ? c
             : undefined;
         });
@@ -168,7 +168,7 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
         );
         const total = controlPlane + workers;
         const reported = new Set<string>();
-        await until(signal, `${total} machines ready and ${total} Nodes initialized`, () => {
+        await until(signal, `${total} machines running and ${total} Nodes initialized`, () => {
           for (const n of cached(kinds.Node)) {
             const name = n.metadata?.name ?? '';
             if (reported.has(name) || !initialized(n)) continue;
@@ -176,12 +176,13 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
             const ip = n.status?.addresses?.find((a) => a.type === 'InternalIP')?.address;
             opts.progress.log(`  node ${name} initialized: ${n.spec?.providerID} ${ip ?? ''}`);
           }
-          const ready = machinesReady(cached(capoKinds.Machine), cached(capoKinds.OpenStackMachine));
+          const running = cached<Machine>(capoKinds.Machine).filter(machineRunning).length;
           const nodes = cached(kinds.Node).filter(initialized);
-          return ready >= total && nodes.length >= total;
+          const cluster = cached<Cluster>(capoKinds.Cluster).find((c) => c.metadata?.name === m.clusterName);
+          return running >= total && nodes.length >= total && cluster?.status?.controlPlaneReady;
         });
         return (
-          `${total} machines ready (${controlPlane} control plane, ${workers} workers), ` +
+          `${total} machines running (${controlPlane} control plane, ${workers} workers), ` +
           `${total} nodes initialized by the ccm`
         );
       },
@@ -229,17 +230,24 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
         const name = objects[0]!.metadata!.name!;
         await applyObjects(api, objects, signal);
         const want = (before?.pools[0]?.members ?? 0) + 1;
-        await until(signal, `node ${name} initialized and ${want} members in every pool`, () => {
-          const node = cached(kinds.Node).find((n) => n.metadata?.name === name);
-          const lb = lbMembers(world, lbId);
-          return (
-            node &&
-            initialized(node) &&
-            lb?.status === 'ACTIVE' &&
-            lb.pools.length > 0 &&
-            lb.pools.every((p) => p.members === want)
-          );
-        });
+        await until(
+          signal,
+          `node ${name} initialized, its Machine running, ${want} members in every pool`,
+          () => {
+            const node = cached(kinds.Node).find((n) => n.metadata?.name === name);
+            const machine = cached<Machine>(capoKinds.Machine).find((x) => x.metadata?.name === name);
+            const lb = lbMembers(world, lbId);
+            return (
+              node &&
+              initialized(node) &&
+              machine &&
+              machineRunning(machine) &&
+              lb?.status === 'ACTIVE' &&
+              lb.pools.length > 0 &&
+              lb.pools.every((p) => p.members === want)
+            );
+          },
+        );
         const after = lbMembers(world, lbId)!;
         const puts = membersPuts(world) - putsBefore;
         const pools = after.pools.length;
@@ -364,12 +372,9 @@ function initialized(n: { spec?: { taints?: { key: string }[]; providerID?: stri
   return !(n.spec?.taints ?? []).some((t) => t.key === TAINT_UNINITIALIZED) && Boolean(n.spec?.providerID);
 }
 
-function machinesReady(machines: readonly Machine[], osms: readonly OpenStackMachine[]): number {
-  return osms.filter(
-    (o) =>
-      o.status?.ready &&
-      machines.some((m) => m.spec.infrastructureRef.name === o.metadata?.name && Boolean(m.spec.providerID)),
-  ).length;
+/** Running as Cluster API core says it (here capo acting as it): its Node found by providerID. */
+function machineRunning(m: Machine): boolean {
+  return m.status?.phase === 'Running' && Boolean(m.status.nodeRef?.name);
 }
 
 function mustHave<T>(v: T | undefined, why: string): T {

@@ -86,11 +86,14 @@ export {
   labelChanged,
   labelSelector,
   resourceVersionChanged,
+  specOrMetadataChanged,
+  fieldsChanged,
   and,
   or,
   not,
   type Predicate,
 } from './predicate.ts';
+export { OwnWrites, type OwnWritesOptions } from './own-writes.ts';
 export { RateLimitingQueue } from './queue/rate-limiting.ts';
 export {
   defaultControllerRateLimiter,

@@ -9,6 +9,8 @@ import {
   not,
   or,
   resourceVersionChanged,
+  specOrMetadataChanged,
+  fieldsChanged,
 } from './predicate.ts';
 import type { KubernetesObject } from './resource.ts';
 import { labelSelectorString, matchesLabelSelector } from './selector.ts';
@@ -28,6 +30,94 @@ describe('predicates', () => {
       resourceVersionChanged().update?.(o({ resourceVersion: '5' }), o({ resourceVersion: '5' })),
       false,
       'a resync',
+    );
+  });
+
+  it('spec or metadata changes, not status-only ones; a projection of the fields that matter', () => {
+    type Obj = KubernetesObject & { spec?: { a: number }; status?: { ready: boolean; n?: number } };
+    const base: Obj = {
+      metadata: { name: 'x', resourceVersion: '1', generation: 1, managedFields: [{ manager: 'a' }] },
+      spec: { a: 1 },
+      status: { ready: false },
+    };
+    const next = (f: (o: Obj) => void): Obj => {
+      const o = structuredClone(base);
+      o.metadata!.resourceVersion = '2';
+      f(o);
+      return o;
+    };
+    const p = specOrMetadataChanged<Obj>();
+    assert.equal(
+      p.update?.(
+        base,
+        next((o) => (o.status = { ready: true })),
+      ),
+      false,
+      'status only',
+    );
+    assert.equal(
+      p.update?.(
+        base,
+        next((o) => (o.metadata!.managedFields = [])),
+      ),
+      false,
+      'managedFields',
+    );
+    assert.equal(p.update?.(base, base), false, 'a resync');
+    assert.equal(
+      p.update?.(
+        base,
+        next((o) => (o.spec = { a: 2 })),
+      ),
+      true,
+      'spec',
+    );
+    assert.equal(
+      p.update?.(
+        base,
+        next((o) => (o.metadata!.finalizers = ['f'])),
+      ),
+      true,
+      'a finalizer',
+    );
+    assert.equal(
+      p.update?.(
+        base,
+        next((o) => (o.metadata!.annotations = { paused: '' })),
+      ),
+      true,
+    );
+    assert.equal(
+      p.update?.(
+        base,
+        next((o) => (o.metadata!.deletionTimestamp = new Date())),
+      ),
+      true,
+    );
+    assert.equal(
+      p.update?.(
+        base,
+        next((o) => (o.metadata!.ownerReferences = [] as never)),
+      ),
+      true,
+      'owners',
+    );
+    assert.equal(p.create?.(base) ?? true, true, 'creates and deletes pass');
+
+    const ready = fieldsChanged<Obj>((o) => o.status?.ready);
+    assert.equal(
+      ready.update?.(
+        base,
+        next((o) => (o.status = { ready: false, n: 3 })),
+      ),
+      false,
+    );
+    assert.equal(
+      ready.update?.(
+        base,
+        next((o) => (o.status = { ready: true })),
+      ),
+      true,
     );
   });
 

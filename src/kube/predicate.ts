@@ -3,6 +3,7 @@
  * predicate drops events that cannot matter to a reconcile; it never replaces reading the world
  * in the reconcile itself. A missing method lets the event through.
  */
+import { isDeepStrictEqual } from 'node:util';
 import type { KubernetesObject } from './resource.ts';
 import { matchesLabelSelector, type LabelSelector } from './selector.ts';
 
@@ -39,6 +40,26 @@ export function labelChanged<T extends KubernetesObject>(): Predicate<T> {
 /** Updates with a new resourceVersion: drops resyncs. */
 export function resourceVersionChanged<T extends KubernetesObject>(): Predicate<T> {
   return { update: (old, obj) => old.metadata?.resourceVersion !== obj.metadata?.resourceVersion };
+}
+
+/**
+ * Updates that change anything but the status: spec (or any other top-level field, such as a
+ * Secret's data), labels, annotations, finalizers, ownerReferences, deletionTimestamp. Dropped:
+ * status-only writes (a controller's own among them), resyncs and managedFields churn. Unlike
+ * `generationChanged` it lets metadata changes through, so a paused annotation, a finalizer
+ * removed by someone else or a new owner still wake the controller, and it works for kinds that
+ * have no generation (Service).
+ */
+export function specOrMetadataChanged<T extends KubernetesObject>(): Predicate<T> {
+  return { update: (old, obj) => !isDeepStrictEqual(withoutStatus(old), withoutStatus(obj)) };
+}
+
+/**
+ * Updates where `project` gives a different value (deep comparison): for a related object of
+ * which only a few fields matter, e.g. the state a controller mirrors from a child.
+ */
+export function fieldsChanged<T extends KubernetesObject>(project: (obj: T) => unknown): Predicate<T> {
+  return { update: (old, obj) => !isDeepStrictEqual(project(old), project(obj)) };
 }
 
 /** Objects whose labels match (the new object's, on update). */
@@ -78,4 +99,12 @@ function sameRecord(
   const ak = Object.keys(a ?? {});
   if (ak.length !== Object.keys(b ?? {}).length) return false;
   return ak.every((k) => a?.[k] === b?.[k]);
+}
+
+/** The object as `specOrMetadataChanged` compares it: no status, resourceVersion or managedFields. */
+function withoutStatus(obj: KubernetesObject): unknown {
+  const { status: _status, metadata, ...rest } = obj as KubernetesObject & { status?: unknown };
+  if (!metadata) return rest;
+  const { resourceVersion: _rv, managedFields: _mf, ...meta } = metadata;
+  return { ...rest, metadata: meta };
 }

@@ -79,7 +79,13 @@ export const openStackServerStatus = object({
         'The volumes of the server, root first (shiftstack only; CAPO derives them from the spec).',
     }),
   }).describe('The spec with every reference resolved; written once, before anything is created.'),
-  resources: object({ ports: array(portStatus) }).describe('OpenStack resources created for the server.'),
+  resources: object({
+    ports: array(portStatus),
+    subports: array(portStatus, {
+      description:
+        "Ports detached from the server's trunks by a delete, deleted next (shiftstack only; CAPO has no such record).",
+    }),
+  }).describe('OpenStack resources created for the server.'),
   conditions,
   ...acceptedSpecStatus,
 });

@@ -577,4 +577,78 @@ describe('OpenStackCluster controller', () => {
     );
     assert.equal((await os.network.routers.get(router.id)).id, router.id);
   });
+  it('a wrong password in the identity Secret: OpenStackAuthenticationSucceeded False and an Event; fixed, True', async () => {
+    const name = 'badauth';
+    const ref = await env.identitySecret('badauth-creds');
+    await env.api.patch(kinds.Secret, { namespace: env.namespace, name: 'badauth-creds' }, 'merge', {
+      stringData: { 'clouds.yaml': env.cloudsYaml().replace(/password: .*/, 'password: not-the-password') },
+    });
+    await env.api.create(capoKinds.Cluster, {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Cluster',
+      metadata: { name, namespace: env.namespace },
+      spec: {
+        infrastructureRef: {
+          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+          kind: 'OpenStackCluster',
+          name,
+        },
+      },
+    });
+    await env.api.create(capoKinds.OpenStackCluster, {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+      kind: 'OpenStackCluster',
+      metadata: { name, namespace: env.namespace, labels: { 'cluster.x-k8s.io/cluster-name': name } },
+      spec: {
+        identityRef: ref,
+        managedSubnets: [{ cidr: '10.8.0.0/24' }],
+        disableExternalNetwork: true,
+        disableAPIServerFloatingIP: true,
+        apiServerFixedIP: '10.8.0.10',
+      },
+    });
+    const refused = (await eventually(
+      async () => {
+        const o = await get(name);
+        return condition(o, 'OpenStackAuthenticationSucceeded')?.status === 'False' ? o : undefined;
+      },
+      { ...WAIT, what: 'OpenStackAuthenticationSucceeded False' },
+    ))!;
+    const auth = condition(refused, 'OpenStackAuthenticationSucceeded')!;
+    assert.equal(auth.reason, 'OpenStackAuthenticationFailed');
+    assert.match(
+      auth.message ?? '',
+      /Keystone at .* refused the credentials of Secret capo-demo\/badauth-creds/,
+    );
+    assert.doesNotMatch(auth.message ?? '', /not-the-password/);
+    assert.equal(condition(refused, 'Ready')?.status, 'False');
+    assert.equal(refused.status?.network, undefined, 'nothing is made with refused credentials');
+    await eventually(
+      async () =>
+        (await events(name)).some(
+          (e) => e.reason === 'OpenStackAuthenticationFailed' && e.type === 'Warning',
+        ),
+      { ...WAIT, what: 'an OpenStackAuthenticationFailed Event' },
+    );
+
+    await env.identitySecret('badauth-creds');
+    const accepted = (await eventually(
+      async () => {
+        const o = await get(name);
+        return condition(o, 'OpenStackAuthenticationSucceeded')?.status === 'True' && o?.status?.ready
+          ? o
+          : undefined;
+      },
+      { ...WAIT, what: 'authenticated and ready once the Secret is fixed' },
+    ))!;
+    assert.equal(accepted.status?.network?.subnets?.[0]?.cidr, '10.8.0.0/24');
+
+    await env.api.delete(capoKinds.OpenStackCluster, { namespace: env.namespace, name });
+    await eventually(async () => (await get(name)) === undefined, { ...WAIT, what: 'the cluster gone' });
+    assert.equal(
+      (await env.admin.network.networks.list({ name: `k8s-clusterapi-cluster-capo-demo-${name}` }).all())
+        .length,
+      0,
+    );
+  });
 });

@@ -397,7 +397,10 @@ class OpenStackClusterReconciler {
     }
   }
 
-  /** The identity's client; undefined (condition + Event) when the identity cannot be used. */
+  /**
+   * The identity's client, once Keystone accepted it; undefined (condition + Event) when the
+   * identity cannot be used or Keystone refuses it.
+   */
   private async client(
     osc: OpenStackCluster,
     spec: OpenStackClusterSpec,
@@ -406,7 +409,8 @@ class OpenStackClusterReconciler {
     ctx: ReconcileContext,
   ): Promise<ClusterApi | undefined> {
     try {
-      const scope = await this.scopes.scopeFor({
+      // Authenticated means Keystone issued a token, not that a client could be built.
+      const scope = await this.scopes.authenticatedScopeFor({
         namespace: osc.metadata?.namespace ?? 'default',
         identityRef: spec.identityRef,
         signal,

@@ -27,7 +27,9 @@ import {
   type OpenStackMachine,
   type OpenStackServer,
 } from '../api/index.ts';
+import { reconcileCount, settled } from '../../kube/testing/settle.ts';
 import { startCapoEnv, type CapoEnv, type RunningCapo } from '../testing/env.ts';
+import { OPENSTACK_MACHINE_CONTROLLER } from './openstackmachine.ts';
 
 const WAIT = { timeoutMs: 120_000, intervalMs: 50 };
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -444,5 +446,87 @@ describe('OpenStackMachine controller', () => {
       (await env.admin.network.floatingIps.list({ floating_ip_address: address }).all()).length,
       1,
     );
+  });
+});
+
+describe('OpenStackMachine controller: reconciles', () => {
+  let env: CapoEnv;
+  let capo: RunningCapo;
+
+  before(async () => {
+    env = await startCapoEnv();
+    await env.os.compute.keypairs.create({ name: 'capo-demo' });
+    capo = await env.startCapo({ controllers: ['openstackcluster', 'openstackmachine', 'openstackserver'] });
+  });
+  after(async () => {
+    await capo?.stop();
+    await env?.close();
+  });
+
+  it('one worker machine is created in a handful of reconciles, and its own status writes wake nothing', async () => {
+    const ns = env.namespace;
+    const objects = await example(ns);
+    const named = (kind: string, name: string) =>
+      structuredClone(objects.find((o) => o.kind === kind && o.metadata?.name === name)!);
+    const osc = named('OpenStackCluster', NAME) as OpenStackCluster;
+    delete osc.spec.bastion;
+    await env.api.create(capoKinds.Cluster, named('Cluster', NAME));
+    await env.api.create(capoKinds.OpenStackCluster, osc);
+    await eventually(
+      async () =>
+        (await env.api.get(capoKinds.OpenStackCluster, { namespace: ns, name: NAME })).status?.ready === true,
+      { ...WAIT, what: 'the OpenStackCluster ready' },
+    );
+
+    const mgr = capo.manager;
+    const key = { namespace: ns, name: WORKER };
+    const watched = [
+      [capoKinds.OpenStackMachine, key],
+      [capoKinds.Machine, key],
+      [capoKinds.OpenStackServer, key],
+    ] as const;
+    const before = await reconcileCount(mgr, OPENSTACK_MACHINE_CONTROLLER);
+    await env.api.create(kinds.Secret, named('Secret', WORKER));
+    await env.api.create(capoKinds.Machine, named('Machine', WORKER) as Machine);
+    await env.api.create(capoKinds.OpenStackMachine, named('OpenStackMachine', WORKER) as OpenStackMachine);
+    await eventually(
+      async () => {
+        const m = await env.api.get(capoKinds.OpenStackMachine, key);
+        return m.status?.ready && m.spec.providerID && condition(m, 'Ready')?.status === 'True';
+      },
+      { ...WAIT, what: 'the worker ready' },
+    );
+    await settled(mgr, OPENSTACK_MACHINE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
+    // Each event that can pass, none coalesced: the Machine's and the machine's creates, the
+    // Machine's adoption, the server's create, instanceID, BUILD and ACTIVE, the Machine's
+    // providerID (7); before the predicates it was 15 to 17, one per status write of anyone.
+    const created = (await reconcileCount(mgr, OPENSTACK_MACHINE_CONTROLLER)) - before;
+    assert.ok(created >= 3 && created <= 10, `${created} reconciles from create to ready`);
+
+    // A status-only write wakes nothing (the controller's own patches are such writes)…
+    const settledCount = await reconcileCount(mgr, OPENSTACK_MACHINE_CONTROLLER);
+    await env.api.patch(
+      capoKinds.OpenStackMachine,
+      key,
+      'merge',
+      { status: { addresses: [] } },
+      {
+        subresource: 'status',
+      },
+    );
+    await settled(mgr, OPENSTACK_MACHINE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
+    assert.equal(await reconcileCount(mgr, OPENSTACK_MACHINE_CONTROLLER), settledCount);
+
+    // …a metadata change does, once: the reconcile puts the addresses back with its own status
+    // patch, which does not wake it again.
+    await env.api.patch(capoKinds.OpenStackMachine, key, 'merge', {
+      metadata: { annotations: { 'example.com/touched': 'yes' } },
+    });
+    await eventually(
+      async () => ((await env.api.get(capoKinds.OpenStackMachine, key)).status?.addresses ?? []).length > 0,
+      { ...WAIT, what: 'the addresses written again' },
+    );
+    await settled(mgr, OPENSTACK_MACHINE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
+    assert.equal(await reconcileCount(mgr, OPENSTACK_MACHINE_CONTROLLER), settledCount + 1);
   });
 });

@@ -26,8 +26,15 @@
  * finalizer removes the OpenStack resources, from what its status recorded — then the finalizer.
  * The delete path needs neither the Machine nor the clusters, so it finishes whatever is left.
  *
- * Never sleeps: every wait is `{ requeueAfterMs }` with CAPO's intervals capped at 15 s, and the
- * OpenStackServer's status changes wake the machine at once (`owns`).
+ * Never sleeps: every wait is `{ requeueAfterMs }` with CAPO's intervals capped at 15 s, except
+ * waiting for the OpenStackServer, which needs none: the changes of the fields the machine
+ * mirrors wake it at once (`owns`; CAPO watches its OpenStackServers too, waking only on ready or a
+ * terminal error, where this controller also mirrors the steps in between).
+ *
+ * Wake-ups are filtered so one create costs a handful of reconciles, not one per write: the
+ * machine's own status patches, the server's intermediate steps, and the Machine's status (but
+ * nodeRef) are dropped; spec, metadata (labels, annotations, owners, finalizers, deletion) and
+ * every create and delete still pass.
  */
 import {
   addFinalizer,
@@ -39,9 +46,13 @@ import {
   isNotFound,
   mergePatch,
   objectKey,
+  or,
+  OwnWrites,
   patchStatus,
   removeFinalizer,
   setControllerReference,
+  specOrMetadataChanged,
+  fieldsChanged,
   StatusPatcher,
   type Manager,
   type Predicate,
@@ -129,7 +140,10 @@ export interface OpenStackMachineControllerOptions {
   actAsClusterAPICore?: boolean;
   /** Waiting for the Cluster's infrastructure (CAPO: 15 s). */
   infrastructureWaitMs?: number;
-  /** Waiting for a BUILD instance or the OpenStackServer (CAPO: 10 s; status changes wake us sooner). */
+  /**
+   * Looking again at an OpenStackServer this machine cannot use (not ours, or a spec that does not
+   * translate) (CAPO: 10 s). A building one needs no poll: its status changes wake the machine.
+   */
   buildWaitMs?: number;
   /** An instance in another state (SHUTOFF, MIGRATING, …) (CAPO: 60 s; capped here at 15 s). */
   otherStateWaitMs?: number;
@@ -146,7 +160,8 @@ export function registerOpenStackMachineController(
   scopes: ScopeCache,
   opts: OpenStackMachineControllerOptions,
 ): void {
-  const r = new OpenStackMachineReconciler(mgr, scopes, opts);
+  const own = new OwnWrites<OpenStackMachine>();
+  const r = new OpenStackMachineReconciler(mgr, scopes, opts, own);
   const machines = mgr.informers.informerFor(capoKinds.OpenStackMachine);
   const ofCluster = (namespace: string | undefined, cluster: string) =>
     machines
@@ -156,14 +171,20 @@ export function registerOpenStackMachineController(
       );
   mgr
     .controller(OPENSTACK_MACHINE_CONTROLLER)
-    .for(capoKinds.OpenStackMachine)
-    .owns(capoKinds.OpenStackServer)
+    // Our own status patch after every reconcile, our finalizer and providerID would otherwise
+    // wake us once more each.
+    .for(capoKinds.OpenStackMachine, { predicates: [specOrMetadataChanged(), own.predicate()] })
+    .owns(capoKinds.OpenStackServer, { predicates: [serverMirrored] })
     // util.MachineToInfrastructureMapFunc: a Machine wakes the OpenStackMachine it names.
-    .watches(capoKinds.Machine, (m) => {
-      const ref = m.spec?.infrastructureRef;
-      if (!ref?.name || (ref.kind !== undefined && ref.kind !== 'OpenStackMachine')) return [];
-      return [{ namespace: m.metadata?.namespace ?? 'default', name: ref.name }];
-    })
+    .watches(
+      capoKinds.Machine,
+      (m) => {
+        const ref = m.spec?.infrastructureRef;
+        if (!ref?.name || (ref.kind !== undefined && ref.kind !== 'OpenStackMachine')) return [];
+        return [{ namespace: m.metadata?.namespace ?? 'default', name: ref.name }];
+      },
+      { predicates: [machineRelevant] },
+    )
     // The Cluster's infrastructureReady and paused decide whether machines may proceed.
     .watches(
       capoKinds.Cluster,
@@ -186,6 +207,44 @@ export function registerOpenStackMachineController(
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
 }
 
+/**
+ * What the machine reads of its OpenStackServer. The server controller writes its status once per
+ * step (ports, volumes, each BUILD poll); only these facts change what the machine reports, so
+ * only they wake it — and they always do, which is why waiting for the server needs no requeue.
+ * Keep in step with reconcileNormal and waitingForServer.
+ */
+export function serverFacts(s: OpenStackServer): unknown {
+  const st = s.status;
+  const own = getCapiCondition(st?.conditions, Conditions.InstanceReady);
+  // Mirrored only as a failure, or as the message of an instance in ERROR (serverMessage).
+  const failure =
+    own?.status === 'False' && (own.reason !== Reasons.InstanceNotReady || st?.instanceState === 'ERROR')
+      ? [own.reason, own.message, own.severity]
+      : undefined;
+  return [
+    s.metadata?.ownerReferences,
+    s.metadata?.deletionTimestamp,
+    st?.ready === true,
+    st?.instanceID,
+    st?.instanceState,
+    failure,
+    // Read only once the server is ready, and its becoming ready wakes the machine anyway.
+    st?.ready ? [st.addresses, st.resolved?.ports, st.resources?.ports] : undefined,
+  ];
+}
+
+const serverMirrored: Predicate<OpenStackServer> = fieldsChanged(serverFacts);
+
+/**
+ * The Machine's spec and metadata (bootstrap data, labels, owner, deletion), and of its status only
+ * nodeRef (whether an instance in ERROR fails the machine); phase, addresses and conditions, which
+ * Cluster API core (or we, acting as it) write, cannot change what this controller does.
+ */
+const machineRelevant: Predicate<Machine> = or(
+  specOrMetadataChanged(),
+  fieldsChanged((m) => m.status?.nodeRef),
+);
+
 const clusterGate: Predicate<Cluster> = {
   update: (a, b) =>
     a.status?.infrastructureReady !== b.status?.infrastructureReady ||
@@ -204,8 +263,16 @@ class OpenStackMachineReconciler {
   private readonly scopes: ScopeCache;
   private readonly opts: Required<OpenStackMachineControllerOptions>;
 
-  constructor(mgr: Manager, scopes: ScopeCache, opts: OpenStackMachineControllerOptions) {
+  private readonly own: OwnWrites<OpenStackMachine>;
+
+  constructor(
+    mgr: Manager,
+    scopes: ScopeCache,
+    opts: OpenStackMachineControllerOptions,
+    own: OwnWrites<OpenStackMachine>,
+  ) {
     this.mgr = mgr;
+    this.own = own;
     this.scopes = scopes;
     const cap = (v: number) => Math.min(v, CAP_MS);
     this.opts = {
@@ -368,10 +435,21 @@ class OpenStackMachineReconciler {
     }
     // Before the OpenStackServer exists, so a delete always waits for it to go.
     if (!hasFinalizer(osm, MACHINE_FINALIZER)) {
-      osm = await addFinalizer(this.mgr.api, capoKinds.OpenStackMachine, osm, MACHINE_FINALIZER, { signal });
+      const intended = clone(osm);
+      intended.metadata = {
+        ...intended.metadata,
+        finalizers: [...(osm.metadata?.finalizers ?? []), MACHINE_FINALIZER],
+      };
+      const added = await addFinalizer(this.mgr.api, capoKinds.OpenStackMachine, osm, MACHINE_FINALIZER, {
+        signal,
+      });
+      osm = this.own.record(osm, intended, added);
     }
 
     const server = await this.server(osm, spec, related, conditions, signal, ctx);
+    // Just created: its create event wakes us. Otherwise (not ours, a spec that does not
+    // translate) nothing we watch need change, so look again later.
+    if (server === 'created') return {};
     if (!server) return { requeueAfterMs: this.opts.buildWaitMs };
 
     if (server.status?.instanceID) status.instanceID = server.status.instanceID;
@@ -403,8 +481,9 @@ class OpenStackMachineReconciler {
         markFalse(conditions, Conditions.InstanceReady, state.reason, 'Error', state.message);
         return {};
       case 'Building':
+        // Every field of the server we mirror wakes us when it changes (serverMirrored): no poll.
         this.waitingForServer(conditions, server);
-        return { requeueAfterMs: this.opts.buildWaitMs };
+        return {};
       case 'Other':
         markUnknown(
           conditions,
@@ -418,7 +497,7 @@ class OpenStackMachineReconciler {
     }
     if (!server.status?.ready) {
       this.waitingForServer(conditions, server);
-      return { requeueAfterMs: this.opts.buildWaitMs };
+      return {};
     }
 
     status.addresses = machineAddresses(server);
@@ -434,7 +513,14 @@ class OpenStackMachineReconciler {
       } else {
         const draft = clone(osm);
         draft.spec.providerID = id;
-        osm = await mergePatch(this.mgr.api, capoKinds.OpenStackMachine, osm, draft, { signal });
+        osm = this.own.record(
+          osm,
+          draft,
+          await mergePatch(this.mgr.api, capoKinds.OpenStackMachine, osm, draft, { signal }),
+        );
+        // What the wake-up this write no longer causes would have recorded: the accepted spec.
+        const again = reviewSpec('OpenStackMachine', osm);
+        if (again.refused.length === 0 && again.record) Object.assign(status, again.record);
       }
     }
     patcher.draft.spec.providerID = osm.spec.providerID;
@@ -455,7 +541,10 @@ class OpenStackMachineReconciler {
     );
   }
 
-  /** The OpenStackServer of this machine, created if missing; undefined while it cannot be used. */
+  /**
+   * The OpenStackServer of this machine; `created` when this reconcile (or one the cache has not
+   * caught up with) made it; undefined while it cannot be used.
+   */
   private async server(
     osm: OpenStackMachine,
     spec: OpenStackMachine['spec'],
@@ -463,7 +552,7 @@ class OpenStackMachineReconciler {
     conditions: CapiCondition[],
     signal: AbortSignal,
     ctx: ReconcileContext,
-  ): Promise<OpenStackServer | undefined> {
+  ): Promise<OpenStackServer | 'created' | undefined> {
     const key = objectKey(osm);
     const existing = await this.mgr.client.get(capoKinds.OpenStackServer, key, { signal });
     if (existing) {
@@ -515,10 +604,10 @@ class OpenStackMachineReconciler {
       ctx.log.info({ server: key.name }, 'created the OpenStackServer');
       this.waitingForServer(conditions, created);
     } catch (err) {
-      // The cache lags our own create: the next reconcile sees it.
+      // The cache lags our own create: its create event brings the next reconcile.
       if (!isAlreadyExists(err)) throw err;
     }
-    return undefined;
+    return 'created';
   }
 
   /** InstanceReady while the server is not ready: its own failure when it reports one (CAPO #3013). */
@@ -662,7 +751,8 @@ class OpenStackMachineReconciler {
     ctx: ReconcileContext,
   ) {
     try {
-      const scope = await this.scopes.scopeFor({
+      // Authenticated means Keystone issued a token, not that a client could be built.
+      const scope = await this.scopes.authenticatedScopeFor({
         namespace: osm.metadata?.namespace ?? 'default',
         identityRef,
         signal,

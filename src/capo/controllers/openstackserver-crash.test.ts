@@ -1,12 +1,13 @@
 /**
  * Crash consistency of the OpenStackServer controller: the controller is killed right after its
- * k-th OpenStack call of a create (the call took effect; its answer, and everything the process
+ * k-th OpenStack write of a create (the call took effect; its answer, and everything the process
  * would have sent afterwards to OpenStack or Kubernetes, is lost: the CCM's kill switch cuts its
  * network). A fresh controller, remembering nothing but what the object's status holds, converges:
  * one server, the spec's two ports, one trunk, one root volume — no duplicate, no leak. Deleting the
- * object then leaves nothing. For every k-th write of a clean create: the switch counts calls, and
- * how many reads come between two writes depends on timing (polls of a creating volume), so the
- * call that is the k-th write is searched for, each try being a full crash-and-restart run itself.
+ * object then leaves nothing. For every write of a clean create; the switch counts writes, since
+ * how many reads come between two of them depends on timing (polls of a creating volume).
+ * The same for a delete whose trunk carries pod subports someone else added: killed after any write
+ * (the subports' detach among them), a fresh controller deletes everything, those ports included.
  */
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
@@ -14,13 +15,13 @@ import { after, before, describe, it } from 'node:test';
 import { startKillSwitch, type KillSwitch } from '../../ccm/testing/kill-switch.ts';
 import { kubeconfigText, writeKubeconfig } from '../../sim/kube/kubeconfig.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
-import type { OpenStackServer } from '../api/index.ts';
+import { capoKinds, type OpenStackServer } from '../api/index.ts';
 import { startCapoEnv, type CapoEnv, type RunningCapo } from '../testing/env.ts';
 import { openServerFixtures, type Census, type ServerFixtures } from '../testing/server-fixtures.ts';
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 20 };
 
-describe('OpenStackServer controller killed after any OpenStack write of a create', () => {
+describe('OpenStackServer controller killed after any OpenStack write of a create or a delete', () => {
   let env: CapoEnv;
   let fx: ServerFixtures;
   let baseline: Census;
@@ -42,9 +43,14 @@ describe('OpenStackServer controller killed after any OpenStack write of a creat
     return s?.status?.ready === true ? s : undefined;
   };
 
-  /** A controller whose network dies right after its k-th OpenStack call; credentials `creds`. */
+  /** A controller whose network dies right after its k-th OpenStack write; credentials `creds`. */
   async function doomed(k: number, creds: string): Promise<{ capo: RunningCapo; sw: KillSwitch }> {
-    const sw = await startKillSwitch({ cloudUrl: env.sim.url, kubeUrl: env.kube.url, after: k });
+    const sw = await startKillSwitch({
+      cloudUrl: env.sim.url,
+      kubeUrl: env.kube.url,
+      after: Infinity,
+      afterWrites: k,
+    });
     const kubeconfig = join(env.dir, `kubeconfig-switch-${++switches}`);
     await writeKubeconfig(
       kubeconfig,
@@ -86,23 +92,20 @@ describe('OpenStackServer controller killed after any OpenStack write of a creat
       trunks: baseline.trunks + 1,
       volumes: baseline.volumes + 1,
     };
-    /** Where each write was among the calls of the clean create (1-based). */
-    const positions = probe.sw.forwarded.flatMap((c, i) => (/^(GET|HEAD|OPTIONS) /.test(c) ? [] : [i + 1]));
-    let runs = 0;
-
-    /** One run killed after call `k`, then a fresh controller; says where the kill fell. */
-    async function crashAndRestart(k: number): Promise<{ writes: number; atWrite: boolean }> {
-      const name = `crash-${++runs}`;
+    /** One run killed right after write `k`, then a fresh controller. */
+    async function crashAndRestart(k: number): Promise<void> {
+      const name = `crash-${k}`;
       const creds = `${name}-creds`;
       const d = await doomed(k, creds);
       await fx.create(name, { identityRef: { type: 'Secret', name: creds, cloudName: 'openstack' } });
       await eventually(async () => d.sw.dead || (await ready(name)), { ...WAIT, what: `${name}: killed` });
-      const at = {
-        writes: d.sw.writes,
-        atWrite: d.sw.dead && !/^(GET|HEAD|OPTIONS) /.test(d.sw.forwarded.at(-1)!),
-      };
-      if (d.sw.dead)
-        assert.equal(d.sw.forwarded.length, k, `${name}: no call after the kill reached the cloud`);
+      assert.ok(d.sw.dead, `${name}: killed before it was Ready`);
+      assert.equal(d.sw.writes, k, `${name}: killed right after write ${k}`);
+      assert.doesNotMatch(
+        d.sw.forwarded.at(-1)!,
+        /^(GET|HEAD|OPTIONS) /,
+        `${name}: the last call was the write`,
+      );
       await bury(d);
 
       // The restarted process reaches the cloud directly; the Secret says so (a rotation, too).
@@ -133,23 +136,75 @@ describe('OpenStackServer controller killed after any OpenStack write of a creat
       } finally {
         await fresh.stop();
       }
-      return at;
     }
 
-    for (let w = 1; w <= writes; w++) {
-      let k = positions[w - 1]!;
-      let hit = false;
-      for (let attempt = 0; attempt < 12 && !hit; attempt++) {
-        const at = await crashAndRestart(k);
-        hit = at.atWrite && at.writes === w;
-        t.diagnostic(
-          `write ${w}: k=${k} → killed after ${at.writes} writes${at.atWrite ? ' (at a write)' : ''}`,
-        );
-        // Before the w-th write: it comes later; past it (or after a read following it): earlier.
-        if (!hit) k += at.writes < w ? 1 : -1;
+    for (let k = 1; k <= writes; k++) await crashAndRestart(k);
+  });
+  it('a delete killed after any write, with pod subports on the trunk, is finished by a fresh controller: nothing left', async (t) => {
+    /** A Ready server whose trunk carries two pod ports made outside CAPO (as kuryr adds them). */
+    async function readyWithSubports(name: string, creds: string): Promise<void> {
+      await env.identitySecret(creds);
+      const capo = await env.startCapo({ controllers: ['openstackserver'] });
+      try {
+        await fx.create(name, { identityRef: { type: 'Secret', name: creds, cloudName: 'openstack' } });
+        await eventually(() => ready(name), { ...WAIT, what: `${name} Ready` });
+      } finally {
+        await capo.stop();
       }
-      assert.ok(hit, `no run was killed right after write ${w}`);
+      const [trunk] = await env.os.network.trunks.list({ name: `${name}-pods` }).all();
+      assert.ok(trunk, `${name}: the trunk`);
+      const pods = await Promise.all(
+        [1, 2].map((i) =>
+          env.os.network.ports.create({ network_id: fx.podNetwork.id, name: `${name}-pod-${i}` }),
+        ),
+      );
+      await env.os.network.trunks.addSubports(
+        trunk.id,
+        pods.map((p, i) => ({ port_id: p.id, segmentation_type: 'vlan', segmentation_id: 100 + i })),
+      );
+      // The delete is asked for while no controller runs: the doomed one's first act is to delete.
+      await env.api.delete(capoKinds.OpenStackServer, { namespace: env.namespace, name });
     }
-    t.diagnostic(`${runs} crash-and-restart runs for ${writes} writes`);
+
+    await readyWithSubports('del-probe', 'del-probe-creds');
+    const probe = await doomed(Infinity, 'del-probe-creds');
+    await eventually(async () => (await fx.get('del-probe')) === undefined, {
+      ...WAIT,
+      what: 'probe deleted',
+    });
+    assert.deepEqual(await fx.census(), baseline, 'a clean delete leaves nothing');
+    const writes = probe.sw.writes;
+    t.diagnostic(
+      `a clean delete makes ${probe.sw.forwarded.length} OpenStack calls, ${writes} of them writes: ` +
+        probe.sw.forwarded.filter((c) => !c.startsWith('GET')).join(', '),
+    );
+    // Token, server, subports detached, trunk, 2 ports, 2 pod ports.
+    assert.equal(writes, 8);
+    await bury(probe);
+
+    for (let k = 1; k <= writes; k++) {
+      const name = `del-${k}`;
+      const creds = `${name}-creds`;
+      await readyWithSubports(name, creds);
+      const d = await doomed(k, creds);
+      await eventually(async () => d.sw.dead || (await fx.get(name)) === undefined, {
+        ...WAIT,
+        what: `${name}: killed`,
+      });
+      assert.ok(d.sw.dead, `${name}: killed before the delete finished`);
+      assert.equal(d.sw.writes, k, `${name}: killed right after write ${k}`);
+      await bury(d);
+      await env.identitySecret(creds);
+      const fresh = await env.startCapo({ controllers: ['openstackserver'] });
+      try {
+        await eventually(async () => (await fx.get(name)) === undefined, {
+          ...WAIT,
+          what: `${name}: deleted after restart`,
+        });
+        assert.deepEqual(await fx.census(), baseline, `${name}: the delete leaves nothing`);
+      } finally {
+        await fresh.stop();
+      }
+    }
   });
 });

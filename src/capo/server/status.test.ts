@@ -2,7 +2,8 @@
  * The engine's state through an OpenStackServer's status on the Kubernetes emulator with the CRDs
  * of deploy/capo/crds: the resolved volumes survive the schema (an undeclared field would be
  * pruned), and a status CAPO wrote (no volumes) still lets a delete find the volumes by the names
- * the spec derives.
+ * the spec derives; the subports a delete detached (`resources.subports`, ours) survive the schema,
+ * and a restarted controller deletes their ports from that record alone.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -100,5 +101,74 @@ describe('OpenStackServer status: the recorded state', () => {
       await capo.stop();
     }
     assert.deepEqual(await fx.census(), baseline);
+  });
+
+  it('a delete killed after detaching the subports: the restarted controller deletes their ports from status', async () => {
+    const baseline = await fx.census();
+    const name = 'sub-detached';
+    let capo = await env.startCapo({ controllers: ['openstackserver'] });
+    let server: OpenStackServer;
+    try {
+      await fx.create(name);
+      server = (await eventually(
+        async () => {
+          const s = await fx.get(name);
+          return s?.status?.ready === true ? s : undefined;
+        },
+        { ...WAIT, what: `${name} Ready` },
+      ))!;
+    } finally {
+      await capo.stop();
+    }
+
+    // Kuryr's pod ports on the machine's trunk; then what a delete killed right after the detach
+    // leaves: the ports recorded in status, the trunk without them.
+    const parent = server.status!.resources!.ports![1]!.id;
+    const [trunk] = await env.os.network.trunks.list({ port_id: parent }).all();
+    assert.ok(trunk);
+    const pods = [
+      await env.os.network.ports.create({ network_id: fx.podNetwork.id, name: `${name}-pod-a` }),
+      await env.os.network.ports.create({ network_id: fx.podNetwork.id, name: `${name}-pod-b` }),
+    ];
+    await env.os.network.trunks.addSubports(
+      trunk.id,
+      pods.map((p, i) => ({ port_id: p.id, segmentation_type: 'vlan' as const, segmentation_id: 300 + i })),
+    );
+    const state = stateFromStatus(server.status);
+    state.resources = { ...state.resources!, subports: pods.map((p) => ({ id: p.id })) };
+    const written = await env.api.updateStatus(capoKinds.OpenStackServer, {
+      ...server,
+      status: { ...server.status, ...statusFromState(state) },
+    });
+    await env.os.network.trunks.removeSubports(
+      trunk.id,
+      pods.map((p) => ({ port_id: p.id })),
+    );
+    assert.deepEqual(
+      stateFromStatus(written.status).resources?.subports,
+      pods.map((p) => ({ id: p.id })),
+      'status.resources.subports survives the CRD',
+    );
+
+    await env.api.delete(capoKinds.OpenStackServer, { namespace: env.namespace, name });
+    capo = await env.startCapo({ controllers: ['openstackserver'] });
+    try {
+      await fx.remove(name);
+    } finally {
+      await capo.stop();
+    }
+    for (const p of pods) {
+      const left = await env.os.network.ports.list({ id: p.id }).all();
+      assert.deepEqual(left, [], `pod port ${p.name} deleted`);
+    }
+    assert.deepEqual(await fx.census(), baseline);
+  });
+
+  it('no subports left: the status has no subports field', () => {
+    const state: ServerState = { resources: { ports: [{ id: 'p0' }], subports: [] } };
+    assert.deepEqual(statusFromState(state), { resources: { ports: [{ id: 'p0' }] } });
+    assert.deepEqual(stateFromStatus({ resources: { ports: [{ id: 'p0' }], subports: [] } }), {
+      resources: { ports: [{ id: 'p0' }] },
+    });
   });
 });

@@ -7,12 +7,17 @@
  * volumes by deriving their names from the spec again. A status written by CAPO has none; then the
  * state read here has none either, and the controller derives them from the accepted spec kept in
  * status, so a create that made the root volume and then failed still leaves nothing behind.
+ *
+ * `status.resources.subports` is ours too: the ports a delete detached from the server's trunks,
+ * written before the detach and dropped once they are deleted, so a controller killed in between
+ * still deletes them after its restart (CAPO would leak them).
  */
 import type {
   InstanceAddress,
   ResolvedPortSpec,
   ResolvedServerSpec,
   ResolvedVolumeSpec,
+  ServerResources,
   ServerState,
 } from '../../openstack/services/server/index.ts';
 import type { OpenStackServerStatus } from '../api/index.ts';
@@ -36,8 +41,13 @@ export function stateFromStatus(status: Status | undefined): ServerState {
       ...(r.volumes ? { volumes: r.volumes.map(volumeFromStatus) } : {}),
     };
   }
-  if (status?.resources)
-    state.resources = { ports: (status.resources.ports ?? []).map((p) => ({ id: p.id })) };
+  if (status?.resources) {
+    const { ports, subports } = status.resources;
+    state.resources = {
+      ports: (ports ?? []).map((p) => ({ id: p.id })),
+      ...(subports?.length ? { subports: subports.map((p) => ({ id: p.id })) } : {}),
+    };
+  }
   if (status?.instanceID) state.instanceID = status.instanceID;
   return state;
 }
@@ -46,8 +56,16 @@ export function stateFromStatus(status: Status | undefined): ServerState {
 export function statusFromState(state: ServerState): Pick<Status, 'resolved' | 'resources' | 'instanceID'> {
   return {
     ...(state.resolved ? { resolved: resolvedToStatus(state.resolved) } : {}),
-    ...(state.resources ? { resources: { ports: state.resources.ports.map((p) => ({ id: p.id })) } } : {}),
+    ...(state.resources ? { resources: resourcesToStatus(state.resources) } : {}),
     ...(state.instanceID !== undefined ? { instanceID: state.instanceID } : {}),
+  };
+}
+
+/** Without `subports` once none is left: the status patch then drops the field. */
+function resourcesToStatus(r: ServerResources): NonNullable<Status['resources']> {
+  return {
+    ports: r.ports.map((p) => ({ id: p.id })),
+    ...(r.subports?.length ? { subports: r.subports.map((p) => ({ id: p.id })) } : {}),
   };
 }
 

@@ -25,8 +25,10 @@ import {
   kinds,
   mergePatch,
   objectKey,
+  OwnWrites,
   patchStatus,
   removeFinalizer,
+  specOrMetadataChanged,
   type Manager,
   type Predicate,
   type ReconcileContext,
@@ -87,11 +89,14 @@ export function registerServiceController(
   config: CcmConfig,
   opts: ServiceControllerOptions,
 ): void {
-  const r = new ServiceReconciler(mgr, os, config, opts);
+  const own = new OwnWrites<V1Service>();
+  const r = new ServiceReconciler(mgr, os, config, opts, own);
   const services = mgr.informers.informerFor(kinds.Service);
   mgr
     .controller(SERVICE_CONTROLLER)
-    .for(kinds.Service)
+    // Not our own status write, finalizer or annotations (as upstream's needsUpdate ignores the
+    // status); a change anyone else makes to the spec or metadata still wakes us.
+    .for(kinds.Service, { predicates: [specOrMetadataChanged(), own.predicate()] })
     // Any member-relevant node change concerns every load balancer; the queue coalesces the keys.
     .watches(
       kinds.Node,
@@ -148,9 +153,17 @@ class ServiceReconciler {
    */
   private readonly noLeftoverGroup = new Map<string, string>();
   private apiVersion: ApiVersion | undefined;
+  private readonly own: OwnWrites<V1Service>;
 
-  constructor(mgr: Manager, os: OpenStackApi, config: CcmConfig, opts: ServiceControllerOptions) {
+  constructor(
+    mgr: Manager,
+    os: OpenStackApi,
+    config: CcmConfig,
+    opts: ServiceControllerOptions,
+    own: OwnWrites<V1Service>,
+  ) {
     this.mgr = mgr;
+    this.own = own;
     this.os = os;
     this.config = config;
     this.opts = {
@@ -180,7 +193,17 @@ class ServiceReconciler {
       return this.cleanup(svc, key, signal, ctx);
     }
     // Before any OpenStack create: a Service deleted from here on still waits for our cleanup.
-    svc = await addFinalizer(this.mgr.client.api, kinds.Service, svc, LOAD_BALANCER_FINALIZER, { signal });
+    if (!hasFinalizer(svc, LOAD_BALANCER_FINALIZER)) {
+      const intended = clone(svc);
+      intended.metadata = {
+        ...intended.metadata,
+        finalizers: [...(svc.metadata?.finalizers ?? []), LOAD_BALANCER_FINALIZER],
+      };
+      const added = await addFinalizer(this.mgr.client.api, kinds.Service, svc, LOAD_BALANCER_FINALIZER, {
+        signal,
+      });
+      svc = this.own.record(svc, intended, added);
+    }
     return this.ensure(svc, key, signal, ctx);
   }
 
@@ -566,7 +589,11 @@ class ServiceReconciler {
       else annotations[k] = v;
     }
     draft.metadata = { ...draft.metadata, annotations };
-    return mergePatch(this.mgr.client.api, kinds.Service, svc, draft, { signal });
+    return this.own.record(
+      svc,
+      draft,
+      await mergePatch(this.mgr.client.api, kinds.Service, svc, draft, { signal }),
+    );
   }
 
   /** The Octavia version, read once (OCCM caches it too); unreadable turns the gated features off. */

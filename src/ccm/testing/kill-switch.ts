@@ -29,6 +29,12 @@ export interface KillSwitchOptions {
   kubeUrl: string;
   /** Dies right after the answer of this OpenStack call arrives; Infinity counts without ever dying. */
   after: number;
+  /**
+   * Dies right after the answer of this write (any method but GET, HEAD, OPTIONS) arrives, whatever
+   * number of reads came before it: how many polls precede a write depends on timing, its rank
+   * among the writes does not.
+   */
+  afterWrites?: number | undefined;
 }
 
 export interface KillSwitch {
@@ -117,7 +123,9 @@ export async function startKillSwitch(opts: KillSwitchOptions): Promise<KillSwit
     const write = !READS.has(method);
     if (write) writes++;
     forwarded.push(`${method} ${req.url ?? '/'}`);
-    const fatal = forwarded.length >= opts.after;
+    const fatal =
+      forwarded.length >= opts.after ||
+      (write && opts.afterWrites !== undefined && writes >= opts.afterWrites);
     if (fatal) doomed = true;
 
     const headers = new Headers();

@@ -9,7 +9,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
-import { crdFiles } from '../../capo/api/index.ts';
+import { capoKinds, crdFiles } from '../../capo/api/index.ts';
 import { startCcmEnv, type CcmEnv } from '../../ccm/testing/env.ts';
 import { isAlreadyExists, kinds, type KubernetesObject } from '../../kube/index.ts';
 import { testClient } from '../../kube/testing/env.ts';
@@ -42,7 +42,7 @@ describe('shiftstack up', () => {
       /cluster capo-demo ready: network \S+ \(10\.6\.0\.0\/24\), router \S+, API endpoint [\d.]+:6443/,
     );
     assert.match(out, /bastion \S+ at [\d.]+/);
-    assert.match(out, /5 machines ready \(3 control plane, 2 workers\), 5 nodes initialized by the ccm/);
+    assert.match(out, /5 machines running \(3 control plane, 2 workers\), 5 nodes initialized by the ccm/);
     const nodes = out.match(/node \S+ initialized: openstack:\/\/\/[0-9a-f-]{36}/g) ?? [];
     assert.equal(nodes.length, 5, out);
     assert.match(out, /Service demo-web: external IP \d+\.\d+\.\d+\.\d+/);
@@ -74,6 +74,22 @@ describe('shiftstack up', () => {
       const nodes = (await api.list(kinds.Node)).items;
       assert.equal(nodes.length, 6);
       assert.ok(nodes.every((n) => n.spec?.providerID?.startsWith('openstack:///')));
+      // capo acting as Cluster API core: every Machine Running, its nodeRef the Node of its providerID.
+      const machines = (await api.list(capoKinds.Machine)).items;
+      assert.equal(machines.length, 6);
+      for (const m of machines) {
+        const node = nodes.find((n) => n.spec?.providerID === m.spec.providerID);
+        assert.equal(m.status?.phase, 'Running', m.metadata?.name);
+        assert.deepEqual(m.status?.nodeRef, {
+          apiVersion: 'v1',
+          kind: 'Node',
+          name: node?.metadata?.name,
+          uid: node?.metadata?.uid,
+        });
+      }
+      const [cluster] = (await api.list(capoKinds.Cluster)).items;
+      assert.equal(cluster?.status?.phase, 'Provisioned');
+      assert.equal(cluster.status.controlPlaneReady, true);
       const svc = await api.get(kinds.Service, { namespace: 'default', name: 'demo-web' });
       assert.ok(svc.status?.loadBalancer?.ingress?.[0]?.ip);
     } finally {

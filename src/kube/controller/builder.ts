@@ -19,7 +19,7 @@ import type { Clock } from '../clock.ts';
 import { requestForObject, requestForOwner, type MapFunc } from '../handler.ts';
 import type { Predicate } from '../predicate.ts';
 import type { ReconcileFunc, Reconciler } from '../reconcile/types.ts';
-import { keyString, type KubernetesObject, type ResourceType } from '../resource.ts';
+import { keyOf, keyString, type KubernetesObject, type ResourceType } from '../resource.ts';
 import type { Runnable } from '../runnable.ts';
 import { Controller, type ControllerOptions } from './controller.ts';
 
@@ -145,24 +145,31 @@ export class ControllerBuilder {
       ...(this.host.log ? { log: this.host.log } : {}),
       ...(this.host.registry ? { registry: this.host.registry } : {}),
     });
+    const log = this.host.log?.child({ controller: name });
     sources.forEach((s, i) => {
       const pass = [...this.filters, ...s.predicates];
       // One add per distinct request: a worker waiting in get() takes a key synchronously, so a
       // second add of the same key in the same event would count as a new change.
-      const enqueue = (...objs: KubernetesObject[]) => {
+      const enqueue = (event: string, ...objs: KubernetesObject[]) => {
         const keys = new Set<string>();
         for (const obj of objs) for (const r of s.map(obj)) keys.add(keyString(r));
-        for (const key of keys) controller.queue.add(key);
+        for (const key of keys) {
+          // Which event woke which key: the question to ask of a controller that reconciles too often.
+          if (log?.isLevelEnabled('debug')) {
+            log.debug({ key, source: s.type.kind, event, object: keyOf(objs[objs.length - 1]!) }, 'queued');
+          }
+          controller.queue.add(key);
+        }
       };
       informers[i]?.addHandler({
         onAdd: (obj) => {
-          if (pass.every((p) => p.create?.(obj) ?? true)) enqueue(obj);
+          if (pass.every((p) => p.create?.(obj) ?? true)) enqueue('create', obj);
         },
         onUpdate: (old, obj) => {
-          if (pass.every((p) => p.update?.(old, obj) ?? true)) enqueue(old, obj);
+          if (pass.every((p) => p.update?.(old, obj) ?? true)) enqueue('update', old, obj);
         },
         onDelete: (obj) => {
-          if (pass.every((p) => p.delete?.(obj) ?? true)) enqueue(obj);
+          if (pass.every((p) => p.delete?.(obj) ?? true)) enqueue('delete', obj);
         },
       });
     });

@@ -166,6 +166,7 @@ export class Controller implements Runnable {
     const retries = this.queue.numRequeues(key);
     const started = this.clock.now();
     this.stats.reconciles++;
+    log.debug({ retries }, 'reconciling');
     let result: Result;
     try {
       if (signal.aborted) throw abortReason(signal);

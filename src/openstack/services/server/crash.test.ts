@@ -6,18 +6,17 @@
  * leaves nothing. The same for every k of a removal.
  */
 import assert from 'node:assert/strict';
-import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { ServerEngine } from './engine.ts';
 import {
   BACKOFF,
   census,
   converge,
-  Killed,
   killAfterWrites,
   machineSpec,
   openServerWorld,
   Recorder,
+  runUntilKilled,
   teardown,
   type ServerWorld,
 } from './testing/fixtures.ts';
@@ -31,23 +30,6 @@ describe('server engine: killed between any two writes', () => {
   after(async () => {
     await w?.close();
   });
-
-  /** Runs `call` until the wrapper kills it, or it finishes first. */
-  async function runUntilKilled(
-    call: () => Promise<{ phase: string; retryAfterMs?: number }>,
-  ): Promise<boolean> {
-    for (let i = 0; i < 1_000; i++) {
-      try {
-        const r = await call();
-        if (r.phase !== 'Pending') return false;
-        await sleep(Math.min(r.retryAfterMs ?? 0, 20));
-      } catch (err) {
-        if (err instanceof Killed) return true;
-        throw err;
-      }
-    }
-    throw new Error('neither killed nor finished');
-  }
 
   /** Writes of a clean create and of a clean removal, counted through the same wrapper. */
   async function countWrites(name: string): Promise<{ create: number; remove: number }> {

@@ -165,24 +165,33 @@ const TRUNK_PARENT_ATTEMPTS = 3;
 const isTrunkParent = (err: unknown) =>
   OpenStackHttpError.is(err) && err.status === 409 && err.errorType === 'PortInUseAsTrunkParent';
 
-/**
- * Deletes a port and the trunk it is the parent of: the subports are detached and their ports
- * deleted too (CAPO does the same: nothing else would ever delete them), then the trunk, then the
- * port. Whatever is already gone is fine. A conflict (a subport still detaching, a trunk that
- * appeared since the read) is re-read a bounded number of times, then left for the next call as a
- * Wait — never slept on. Returns undefined once the port is gone.
- */
-export async function deletePortAndTrunk(ctx: StepContext, portID: string): Promise<Wait | undefined> {
-  const { api, signal, journal, policy } = ctx;
-  const conflict = (what: string, err: unknown): Wait => ({
+function conflict(ctx: StepContext, what: string, err: unknown): Wait {
+  return {
     reason: 'Conflict',
-    retryAfterMs: policy.initialMs,
+    retryAfterMs: ctx.policy.initialMs,
     message: `${what}: ${err instanceof Error ? err.message : String(err)}`,
-  });
+  };
+}
+
+/**
+ * Deletes a port and the trunk it is the parent of. The trunk's subports are handed to `onSubports`
+ * before anything else happens to them (the caller records them: once detached, nothing but that
+ * record leads to them), then detached, then the trunk and the port are deleted; the subports'
+ * ports are `deleteSubportPorts`'s job (CAPO deletes them too: nothing else ever would). Whatever is
+ * already gone is fine. A conflict (a subport still detaching, a trunk that appeared since the read)
+ * is re-read a bounded number of times, then left for the next call as a Wait — never slept on.
+ * Returns undefined once the port is gone.
+ */
+export async function deletePortAndTrunk(
+  ctx: StepContext,
+  portID: string,
+  onSubports: (portIDs: readonly string[]) => Promise<void>,
+): Promise<Wait | undefined> {
+  const { api, signal, journal, policy } = ctx;
   for (let attempt = 0; attempt < TRUNK_PARENT_ATTEMPTS; attempt++) {
     const trunks = await api.network.trunks.list({ port_id: portID }, { signal }).all();
     for (const trunk of trunks) {
-      const wait = await deleteTrunk(ctx, trunk, conflict);
+      const wait = await deleteTrunk(ctx, trunk, onSubports);
       if (wait) return wait;
     }
     try {
@@ -192,7 +201,7 @@ export async function deletePortAndTrunk(ctx: StepContext, portID: string): Prom
     } catch (err) {
       if (isNotFound(err)) return undefined;
       if (isTrunkParent(err)) continue;
-      if (OpenStackHttpError.is(err) && err.status === 409) return conflict(`port ${portID}`, err);
+      if (OpenStackHttpError.is(err) && err.status === 409) return conflict(ctx, `port ${portID}`, err);
       throw err;
     }
   }
@@ -206,11 +215,13 @@ export async function deletePortAndTrunk(ctx: StepContext, portID: string): Prom
 async function deleteTrunk(
   ctx: StepContext,
   trunk: Trunk,
-  conflict: (what: string, err: unknown) => Wait,
+  onSubports: (portIDs: readonly string[]) => Promise<void>,
 ): Promise<Wait | undefined> {
   const { api, signal, journal } = ctx;
   const subports = trunk.sub_ports.map((s) => s.port_id);
   if (subports.length > 0) {
+    // Before the detach, and before the trunk delete (Neutron detaches them with the trunk too).
+    await onSubports(subports);
     try {
       await api.network.trunks.removeSubports(
         trunk.id,
@@ -220,21 +231,10 @@ async function deleteTrunk(
       journal.actions.push({ verb: 'detach', resource: 'subports', id: trunk.id, name: trunk.name });
     } catch (err) {
       // 404: the trunk or a subport went meanwhile (another remover); the next read shows what is left.
-      if (isNotFound(err)) return conflict(`trunk ${trunk.id} subports`, err);
+      if (isNotFound(err)) return conflict(ctx, `trunk ${trunk.id} subports`, err);
       if (OpenStackHttpError.is(err) && err.status === 409)
-        return conflict(`trunk ${trunk.id} subports`, err);
+        return conflict(ctx, `trunk ${trunk.id} subports`, err);
       throw err;
-    }
-    for (const id of subports) {
-      try {
-        await api.network.ports.delete(id, { signal });
-        journal.actions.push({ verb: 'delete', resource: 'port', id });
-      } catch (err) {
-        if (isNotFound(err)) continue;
-        // Still a subport somewhere (re-added by its owner): leave it to the next call.
-        if (OpenStackHttpError.is(err) && err.status === 409) return conflict(`subport ${id}`, err);
-        throw err;
-      }
     }
   }
   try {
@@ -243,8 +243,56 @@ async function deleteTrunk(
   } catch (err) {
     if (isNotFound(err)) return undefined;
     // TrunkInUse (the parent is still bound), or subports added meanwhile.
-    if (OpenStackHttpError.is(err) && err.status === 409) return conflict(`trunk ${trunk.id}`, err);
+    if (OpenStackHttpError.is(err) && err.status === 409) return conflict(ctx, `trunk ${trunk.id}`, err);
     throw err;
   }
   return undefined;
+}
+
+/** Adds to `resources.subports` the ids not there yet; whether it grew (the caller then records it). */
+export function rememberSubports(resources: ServerResources, portIDs: readonly string[]): boolean {
+  const known = new Set((resources.subports ?? []).map((s) => s.id));
+  const fresh = [...new Set(portIDs)].filter((id) => !known.has(id));
+  if (fresh.length === 0) return false;
+  resources.subports = [...(resources.subports ?? []), ...fresh.map((id) => ({ id }))];
+  return true;
+}
+
+/**
+ * Deletes the ports recorded in `resources.subports`, once the server's trunks are gone (so none is
+ * a subport of ours any more), and drops each from the record once it is gone — the field with the
+ * last one — recording the change. One still a subport elsewhere (re-added by its owner) stays
+ * recorded, and the call is left for later as a Wait. Undefined once none is left.
+ */
+export async function deleteSubportPorts(
+  ctx: StepContext,
+  resources: ServerResources,
+  record: () => Promise<void>,
+): Promise<Wait | undefined> {
+  const { api, signal, journal } = ctx;
+  const recorded = resources.subports ?? [];
+  const left: { id: string }[] = [];
+  let wait: Wait | undefined;
+  for (const { id } of recorded) {
+    try {
+      await api.network.ports.delete(id, { signal });
+      journal.actions.push({ verb: 'delete', resource: 'port', id });
+    } catch (err) {
+      if (isNotFound(err)) continue;
+      if (OpenStackHttpError.is(err) && err.status === 409) {
+        left.push({ id });
+        wait ??= conflict(ctx, `subport ${id}`, err);
+        continue;
+      }
+      throw err;
+    }
+  }
+  if (left.length === recorded.length) {
+    if (recorded.length === 0) delete resources.subports;
+    return wait;
+  }
+  if (left.length > 0) resources.subports = left;
+  else delete resources.subports;
+  await record();
+  return wait;
 }

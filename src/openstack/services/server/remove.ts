@@ -5,12 +5,15 @@
  *   adopt again (ports by name + network, the server by name) and record what was found;
  *   the server: delete, then wait for 404 / DELETED / SOFT_DELETED (Nova takes its volumes along);
  *   the volumes of the derived names that are left (the create failed, or never happened);
- *   each port with its trunk and subports.
+ *   each port with its trunk: the trunk's subports recorded in `resources.subports` before they are
+ *   detached, then the trunk and the port;
+ *   the recorded subports' ports (a subport detached by a process that died before deleting its
+ *   port is found here, and nowhere else), each dropped from the record once gone.
  */
 import type { Server } from '../../compute/v2/servers.ts';
 import type { EngineContext, StepContext } from './context.ts';
 import { runCall } from './outcome.ts';
-import { adoptPorts, deletePortAndTrunk } from './ports.ts';
+import { adoptPorts, deletePortAndTrunk, deleteSubportPorts, rememberSubports } from './ports.ts';
 import { deleteServer, findServerByName, getServer } from './server.ts';
 import type { CallOptions, RemoveInput, RemoveResult, ServerState } from './types.ts';
 import { deleteVolumes } from './volumes.ts';
@@ -56,9 +59,14 @@ async function steps(
   );
   if (volumesLeft) return journal.pending(volumesLeft);
 
+  const onSubports = async (portIDs: readonly string[]) => {
+    if (rememberSubports(resources, portIDs)) await record();
+  };
   for (const port of resources.ports) {
-    const wait = await deletePortAndTrunk(ctx, port.id);
+    const wait = await deletePortAndTrunk(ctx, port.id, onSubports);
     if (wait) return journal.pending(wait);
   }
+  const subportsLeft = await deleteSubportPorts(ctx, resources, record);
+  if (subportsLeft) return journal.pending(subportsLeft);
   return gone();
 }

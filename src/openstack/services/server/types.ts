@@ -235,6 +235,13 @@ export interface ResolvedServerSpec {
 /** What exists because of the engine, by id (CAPO's ServerResources). `ports[i]` is `resolved.ports[i]`. */
 export interface ServerResources {
   ports: { id: string }[];
+  /**
+   * Ports that were subports of one of the server's trunks, recorded by remove() before it detaches
+   * them: once detached nothing points at them any more, so a process that died right after the
+   * detach would otherwise leak them. remove() deletes them (gone already is fine) and drops the
+   * field once none is left. Not CAPO's; absent in a state CAPO recorded.
+   */
+  subports?: { id: string }[] | undefined;
 }
 
 /** What a caller stores between calls and passes back; the engine hands it to `record` whenever it grows. */
@@ -257,7 +264,8 @@ export interface CallOptions {
   signal?: AbortSignal | undefined;
   /**
    * Persists the state (the status subresource) before the engine goes on: called with the whole
-   * state once the spec is resolved, as soon as each port exists, and once the server exists. A
+   * state once the spec is resolved, as soon as each port exists, once the server exists, and in
+   * remove() before a trunk's subports are detached and once their ports are gone. A
    * rejection stops the call (nothing is created that the caller could not record). Without it the
    * engine still finds its work again by name, but a controller should always pass one.
    */

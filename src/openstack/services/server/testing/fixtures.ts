@@ -198,6 +198,23 @@ export function writes(sim: TestCloud, service: 'nova' | 'neutron' | 'cinder'): 
   return out;
 }
 
+/** Calls `call` (sleeping each hint, capped) until the kill wrapper kills it (true) or it finishes first (false). */
+export async function runUntilKilled(
+  call: () => Promise<{ phase: string; retryAfterMs?: number }>,
+): Promise<boolean> {
+  for (let i = 0; i < 1_000; i++) {
+    try {
+      const r = await call();
+      if (r.phase !== 'Pending') return false;
+      await sleep(Math.min(r.retryAfterMs ?? 0, 20));
+    } catch (err) {
+      if (err instanceof Killed) return true;
+      throw err;
+    }
+  }
+  throw new Error('neither killed nor finished');
+}
+
 /** Thrown by `killAfterWrites` in place of the k-th write's answer. */
 export class Killed extends Error {
   override readonly name = 'Killed';
@@ -221,18 +238,38 @@ const WRITE_METHODS = new Set([
  * and takes effect, then the answer is lost and the call throws `Killed` — the worst moment for
  * crash consistency, since `record` never hears of what was made. `writes()` counts them.
  */
-export function killAfterWrites(api: ServerApi, k: number): { api: ServerApi; writes: () => number } {
-  let count = 0;
+export function killAfterWrites(api: ServerApi, k: number): KilledApi {
+  return killAfter(api, (_method, count) => count >= k);
+}
+
+export interface KilledApi {
+  api: ServerApi;
+  /** Writes made, the fatal one included. */
+  writes: () => number;
+  /** Their client method names, in order (`delete`, `removeSubports`, …). */
+  log: () => string[];
+}
+
+/**
+ * The API as a process that dies right after the write for which `dies(method, count)` is true
+ * (`count` includes that write); every write after that throws `Killed` without reaching the cloud.
+ */
+export function killAfter(api: ServerApi, dies: (method: string, count: number) => boolean): KilledApi {
+  const log: string[] = [];
+  let dead = false;
   const wrap = (target: object): object =>
     new Proxy(target, {
       get(obj, prop, receiver) {
         const value: unknown = Reflect.get(obj, prop, receiver);
         if (typeof value === 'function' && typeof prop === 'string' && WRITE_METHODS.has(prop)) {
           return async (...args: unknown[]) => {
-            if (count >= k) throw new Killed(`killed before write ${count + 1}`);
+            if (dead) throw new Killed(`killed before write ${log.length + 1}`);
             const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
-            count += 1;
-            if (count >= k) throw new Killed(`killed after write ${count}`);
+            log.push(prop);
+            if (dies(prop, log.length)) {
+              dead = true;
+              throw new Killed(`killed after write ${log.length} (${prop})`);
+            }
             return result;
           };
         }
@@ -248,6 +285,7 @@ export function killAfterWrites(api: ServerApi, k: number): { api: ServerApi; wr
       blockStorage: wrap(api.blockStorage) as ServerApi['blockStorage'],
       image: wrap(api.image) as ServerApi['image'],
     },
-    writes: () => count,
+    writes: () => log.length,
+    log: () => [...log],
   };
 }

@@ -1,0 +1,101 @@
+/**
+ * The service controller's wake-ups: once a Service is Ready, neither its own status and
+ * annotation writes nor anyone's status-only write reconcile it again; a change to its metadata
+ * does, once, whatever that reconcile writes back.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V1Service } from '@kubernetes/client-node';
+import { kinds } from '../../kube/index.ts';
+import { reconcileCount, settled } from '../../kube/testing/settle.ts';
+import { eventually } from '../../sim/openstack/testing/harness.ts';
+import { Annotation } from '../service/annotations.ts';
+import { startCcmEnv, type CcmEnv, type RunningCcm } from '../testing/env.ts';
+import { SERVICE_CONTROLLER } from './service.ts';
+
+const WAIT = { timeoutMs: 60_000, intervalMs: 25 };
+
+describe('service controller: reconciles', () => {
+  let env: CcmEnv;
+  let ccm: RunningCcm;
+
+  before(async () => {
+    env = await startCcmEnv();
+    const net = await env.os.network.networks.create({ name: 'k8s' });
+    const subnet = await env.os.network.subnets.create({
+      network_id: net.id,
+      cidr: '10.20.0.0/16',
+      ip_version: 4,
+      name: 'k8s-subnet',
+    });
+    const [pub] = await env.os.network.networks.list({ 'router:external': true }).all();
+    const router = await env.os.network.routers.create({
+      name: 'k8s-router',
+      external_gateway_info: { network_id: pub!.id },
+    });
+    await env.os.network.routers.addInterface(router.id, { subnet_id: subnet.id });
+    for (let i = 1; i <= 2; i++) {
+      await env.api.create(kinds.Node, {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: `node-${i}` },
+        status: { addresses: [{ type: 'InternalIP', address: `10.20.0.${10 + i}` }] },
+      });
+    }
+    ccm = await env.startCcm({
+      controllers: ['service'],
+      cloudConfig: await env.cloudConf(
+        `[LoadBalancer]\nsubnet-id = ${subnet.id}\nfloating-network-id = ${pub!.id}\n`,
+      ),
+    });
+  });
+  after(async () => {
+    await env?.close();
+  });
+
+  it('a Ready Service is not reconciled again for its own writes or a status-only change', async () => {
+    const key = { namespace: 'default', name: 'web' };
+    await env.api.create(kinds.Service, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { ...key },
+      spec: { type: 'LoadBalancer', selector: { app: 'web' }, ports: [{ protocol: 'TCP', port: 80 }] },
+    });
+    const isReady = (s: V1Service) =>
+      (s.status?.loadBalancer?.ingress ?? []).length > 0 &&
+      s.metadata?.annotations?.[Annotation.LoadBalancerAddress] !== undefined;
+    await eventually(async () => isReady(await env.api.get(kinds.Service, key)), {
+      ...WAIT,
+      what: 'the Service Ready',
+    });
+    const mgr = ccm.ccm.manager;
+    const watched = [[kinds.Service, key]] as const;
+    await settled(mgr, SERVICE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
+    const ready = await reconcileCount(mgr, SERVICE_CONTROLLER);
+
+    // Someone wipes the status: a status-only change, which wakes nothing (as upstream's needsUpdate).
+    await env.api.patch(
+      kinds.Service,
+      key,
+      'merge',
+      { status: { loadBalancer: { ingress: null } } },
+      {
+        subresource: 'status',
+      },
+    );
+    await settled(mgr, SERVICE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
+    assert.equal(await reconcileCount(mgr, SERVICE_CONTROLLER), ready, 'a status-only change');
+
+    // Someone removes the address annotation: one reconcile, which writes the annotation and the
+    // status back; neither of those writes of its own wakes it again.
+    await env.api.patch(kinds.Service, key, 'json', [
+      { op: 'remove', path: `/metadata/annotations/${Annotation.LoadBalancerAddress.replace('/', '~1')}` },
+    ]);
+    await eventually(async () => isReady(await env.api.get(kinds.Service, key)), {
+      ...WAIT,
+      what: 'the annotation and the status written back',
+    });
+    await settled(mgr, SERVICE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
+    assert.equal(await reconcileCount(mgr, SERVICE_CONTROLLER), ready + 1, 'one reconcile for one change');
+  });
+});
