@@ -110,6 +110,28 @@ describe('OpenStackCluster controller', () => {
     }
   };
 
+  /** A Cluster and its OpenStackCluster `name`, as a user writes them. */
+  async function createPair(name: string, spec: OpenStackCluster['spec']): Promise<void> {
+    await env.api.create(capoKinds.Cluster, {
+      apiVersion: 'cluster.x-k8s.io/v1beta1',
+      kind: 'Cluster',
+      metadata: { name, namespace: env.namespace },
+      spec: {
+        infrastructureRef: {
+          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+          kind: 'OpenStackCluster',
+          name,
+        },
+      },
+    });
+    await env.api.create(capoKinds.OpenStackCluster, {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+      kind: 'OpenStackCluster',
+      metadata: { name, namespace: env.namespace, labels: { 'cluster.x-k8s.io/cluster-name': name } },
+      spec,
+    });
+  }
+
   const bastions = async (): Promise<OpenStackServer[]> =>
     (await env.api.listAll(capoKinds.OpenStackServer, { namespace: env.namespace })).items;
 
@@ -527,31 +549,14 @@ describe('OpenStackCluster controller', () => {
     const userOwned = await census(env);
 
     const name = 'byo';
-    await env.api.create(capoKinds.Cluster, {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
-      kind: 'Cluster',
-      metadata: { name, namespace: env.namespace },
-      spec: {
-        infrastructureRef: {
-          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-          kind: 'OpenStackCluster',
-          name,
-        },
-      },
-    });
-    await env.api.create(capoKinds.OpenStackCluster, {
-      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-      kind: 'OpenStackCluster',
-      metadata: { name, namespace: env.namespace, labels: { 'cluster.x-k8s.io/cluster-name': name } },
-      spec: {
-        identityRef: env.identityRef,
-        network: { filter: { name: 'user-net' } },
-        subnets: [{ filter: { name: 'user-subnet' } }],
-        router: { filter: { name: 'user-router' } },
-        disableAPIServerFloatingIP: true,
-        apiServerLoadBalancer: { enabled: true },
-        managedSecurityGroups: { allowAllInClusterTraffic: true },
-      },
+    await createPair(name, {
+      identityRef: env.identityRef,
+      network: { filter: { name: 'user-net' } },
+      subnets: [{ filter: { name: 'user-subnet' } }],
+      router: { filter: { name: 'user-router' } },
+      disableAPIServerFloatingIP: true,
+      apiServerLoadBalancer: { enabled: true },
+      managedSecurityGroups: { allowAllInClusterTraffic: true },
     });
     const osc = (await eventually(
       async () => {
@@ -583,29 +588,12 @@ describe('OpenStackCluster controller', () => {
     await env.api.patch(kinds.Secret, { namespace: env.namespace, name: 'badauth-creds' }, 'merge', {
       stringData: { 'clouds.yaml': env.cloudsYaml().replace(/password: .*/, 'password: not-the-password') },
     });
-    await env.api.create(capoKinds.Cluster, {
-      apiVersion: 'cluster.x-k8s.io/v1beta1',
-      kind: 'Cluster',
-      metadata: { name, namespace: env.namespace },
-      spec: {
-        infrastructureRef: {
-          apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-          kind: 'OpenStackCluster',
-          name,
-        },
-      },
-    });
-    await env.api.create(capoKinds.OpenStackCluster, {
-      apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
-      kind: 'OpenStackCluster',
-      metadata: { name, namespace: env.namespace, labels: { 'cluster.x-k8s.io/cluster-name': name } },
-      spec: {
-        identityRef: ref,
-        managedSubnets: [{ cidr: '10.8.0.0/24' }],
-        disableExternalNetwork: true,
-        disableAPIServerFloatingIP: true,
-        apiServerFixedIP: '10.8.0.10',
-      },
+    await createPair(name, {
+      identityRef: ref,
+      managedSubnets: [{ cidr: '10.8.0.0/24' }],
+      disableExternalNetwork: true,
+      disableAPIServerFloatingIP: true,
+      apiServerFixedIP: '10.8.0.10',
     });
     const refused = (await eventually(
       async () => {

@@ -5,7 +5,7 @@
  * miniature), write accounting from `/_sim/stats`, and an API wrapper that "kills" the engine
  * right after its k-th write.
  */
-import { setTimeout as sleep } from 'node:timers/promises';
+import { drive } from '../../testing/drive.ts';
 import type { CloudOptions } from '../../../../sim/openstack/index.ts';
 import { startTestCloud, type TestCloud } from '../../../../sim/openstack/testing/harness.ts';
 import type { OpenStackClient } from '../../../client.ts';
@@ -126,30 +126,8 @@ export function desiredLb(world: Pick<LbWorld, 'subnet'>, o: DesiredOptions = {}
   };
 }
 
-export interface Drive<R> {
-  result: R;
-  calls: number;
-  results: R[];
-}
-
-/**
- * Calls `step` until it is done (Ready/Deleted/Failed), sleeping each Pending's hint (capped by
- * `maxSleepMs`, so tests on the fast profile stay quick). Bounded by `maxCalls`.
- */
-export async function drive<R extends { phase: string; retryAfterMs?: number }>(
-  step: () => Promise<R>,
-  options: { maxCalls?: number; maxSleepMs?: number } = {},
-): Promise<Drive<R>> {
-  const maxCalls = options.maxCalls ?? 2_000;
-  const results: R[] = [];
-  for (let calls = 1; calls <= maxCalls; calls++) {
-    const result = await step();
-    results.push(result);
-    if (result.phase !== 'Pending') return { result, calls, results };
-    await sleep(Math.min(result.retryAfterMs ?? 0, options.maxSleepMs ?? Infinity));
-  }
-  throw new Error(`not done after ${maxCalls} calls; last: ${JSON.stringify(results.at(-1))}`);
-}
+export type { Drive } from '../../testing/drive.ts';
+export { drive };
 
 export const converge = (engine: LoadBalancerEngine, desired: DesiredLoadBalancer, o = {}) =>
   drive<EnsureResult>(() => engine.ensure(desired), o);

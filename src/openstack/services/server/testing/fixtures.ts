@@ -6,6 +6,7 @@
  * "kills" the engine right after its k-th write.
  */
 import { setTimeout as sleep } from 'node:timers/promises';
+import { drive as driveEngine } from '../../testing/drive.ts';
 import type { CloudOptions } from '../../../../sim/openstack/index.ts';
 import { startTestCloud, type TestCloud } from '../../../../sim/openstack/testing/harness.ts';
 import type { OpenStackClient } from '../../../client.ts';
@@ -148,27 +149,13 @@ export class Recorder {
   };
 }
 
-export interface Drive<R> {
-  result: R;
-  calls: number;
-  results: R[];
-}
+export type { Drive } from '../../testing/drive.ts';
 
-/** Calls `step` until it is not Pending, sleeping each hint (capped). Bounded by `maxCalls`. */
-export async function drive<R extends { phase: string; retryAfterMs?: number }>(
+/** `drive` with Pending hints capped at 20 ms: the fast profile's transitions are that short. */
+export const drive = <R extends { phase: string; retryAfterMs?: number }>(
   step: () => Promise<R>,
   options: { maxCalls?: number; maxSleepMs?: number } = {},
-): Promise<Drive<R>> {
-  const maxCalls = options.maxCalls ?? 2_000;
-  const results: R[] = [];
-  for (let calls = 1; calls <= maxCalls; calls++) {
-    const result = await step();
-    results.push(result);
-    if (result.phase !== 'Pending') return { result, calls, results };
-    await sleep(Math.min(result.retryAfterMs ?? 0, options.maxSleepMs ?? 20));
-  }
-  throw new Error(`not done after ${maxCalls} calls; last: ${JSON.stringify(results.at(-1))}`);
-}
+) => driveEngine(step, { maxSleepMs: 20, ...options });
 
 export const converge = (engine: ServerEngine, spec: ServerSpec, rec: Recorder) =>
   drive<EnsureResult>(() => engine.ensure({ spec, ...rec.state }, { record: rec.record }));
