@@ -25,22 +25,9 @@ const WAIT_MS = Math.max(300_000, 20_000_000 * SCALE);
 const POLL_MS = 20;
 
 const env = await startCcmEnv({ profile: 'realistic', overrides: { timeScale: SCALE } });
-const { api, os, sim } = env;
+const { api, sim } = env;
 
-const net = await os.network.networks.create({ name: 'k8s' });
-const subnet = await os.network.subnets.create({
-  network_id: net.id,
-  cidr: '10.20.0.0/16',
-  ip_version: 4,
-  name: 'k8s-subnet',
-});
-const [pub] = await os.network.networks.list({ 'router:external': true }).all();
-if (!pub) throw new Error('the emulator has no external network');
-const router = await os.network.routers.create({
-  name: 'k8s-router',
-  external_gateway_info: { network_id: pub.id },
-});
-await os.network.routers.addInterface(router.id, { subnet_id: subnet.id });
+const { subnet, publicNetwork: pub } = await env.routedSubnet('10.20.0.0/16');
 
 /* The emulator's accounting, over its admin API (admin calls are not counted). */
 

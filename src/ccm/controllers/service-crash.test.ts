@@ -48,21 +48,9 @@ describe('service controller: the CCM killed between any two OpenStack calls', (
   before(async () => {
     env = await startCcmEnv();
     admin = await env.target.client(env.target.admin!);
-    const net = await env.os.network.networks.create({ name: 'k8s' });
-    const subnet = await env.os.network.subnets.create({
-      network_id: net.id,
-      cidr: '10.30.0.0/16',
-      ip_version: 4,
-      name: 'k8s-subnet',
-    });
-    const [pub] = await env.os.network.networks.list({ 'router:external': true }).all();
-    const router = await env.os.network.routers.create({
-      name: 'k8s-router',
-      external_gateway_info: { network_id: pub!.id },
-    });
-    await env.os.network.routers.addInterface(router.id, { subnet_id: subnet.id });
+    const { subnet, publicNetwork: pub } = await env.routedSubnet('10.30.0.0/16');
     for (let i = 1; i <= 2; i++) await node(`node-${i}`, `10.30.0.${10 + i}`);
-    lbSection = `[LoadBalancer]\nsubnet-id = ${subnet.id}\nfloating-network-id = ${pub!.id}\n`;
+    lbSection = `[LoadBalancer]\nsubnet-id = ${subnet.id}\nfloating-network-id = ${pub.id}\n`;
     conf = await env.cloudConf(lbSection);
     baseline = await census();
   });

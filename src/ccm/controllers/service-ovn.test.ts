@@ -26,21 +26,9 @@ describe('service controller with lb-provider = ovn: unsupported features degrad
   before(async () => {
     env = await startCcmEnv();
     admin = await env.target.client(env.target.admin!);
-    const net = await env.os.network.networks.create({ name: 'k8s' });
-    const subnet = await env.os.network.subnets.create({
-      network_id: net.id,
-      cidr: '10.40.0.0/16',
-      ip_version: 4,
-      name: 'k8s-subnet',
-    });
+    const { subnet, publicNetwork: pub } = await env.routedSubnet('10.40.0.0/16');
     subnetId = subnet.id;
-    const [pub] = await env.os.network.networks.list({ 'router:external': true }).all();
-    publicId = pub!.id;
-    const router = await env.os.network.routers.create({
-      name: 'k8s-router',
-      external_gateway_info: { network_id: publicId },
-    });
-    await env.os.network.routers.addInterface(router.id, { subnet_id: subnet.id });
+    publicId = pub.id;
     for (let i = 1; i <= 2; i++) {
       await env.api.create(kinds.Node, {
         apiVersion: 'v1',

@@ -21,19 +21,7 @@ describe('service controller: reconciles', () => {
 
   before(async () => {
     env = await startCcmEnv();
-    const net = await env.os.network.networks.create({ name: 'k8s' });
-    const subnet = await env.os.network.subnets.create({
-      network_id: net.id,
-      cidr: '10.20.0.0/16',
-      ip_version: 4,
-      name: 'k8s-subnet',
-    });
-    const [pub] = await env.os.network.networks.list({ 'router:external': true }).all();
-    const router = await env.os.network.routers.create({
-      name: 'k8s-router',
-      external_gateway_info: { network_id: pub!.id },
-    });
-    await env.os.network.routers.addInterface(router.id, { subnet_id: subnet.id });
+    const { subnet, publicNetwork: pub } = await env.routedSubnet('10.20.0.0/16');
     for (let i = 1; i <= 2; i++) {
       await env.api.create(kinds.Node, {
         apiVersion: 'v1',
@@ -45,7 +33,7 @@ describe('service controller: reconciles', () => {
     ccm = await env.startCcm({
       controllers: ['service'],
       cloudConfig: await env.cloudConf(
-        `[LoadBalancer]\nsubnet-id = ${subnet.id}\nfloating-network-id = ${pub!.id}\n`,
+        `[LoadBalancer]\nsubnet-id = ${subnet.id}\nfloating-network-id = ${pub.id}\n`,
       ),
     });
   });

@@ -29,22 +29,10 @@ describe('service controller: member security groups (end to end: kube and OpenS
 
   before(async () => {
     env = await startCcmEnv();
-    const net = await env.os.network.networks.create({ name: 'k8s' });
+    const { network: net, subnet, publicNetwork: pub } = await env.routedSubnet('10.30.0.0/24');
     networkId = net.id;
-    const subnet = await env.os.network.subnets.create({
-      network_id: net.id,
-      cidr: '10.30.0.0/24',
-      ip_version: 4,
-      name: 'k8s-subnet',
-    });
     subnetId = subnet.id;
-    const [pub] = await env.os.network.networks.list({ 'router:external': true }).all();
-    publicId = pub!.id;
-    const router = await env.os.network.routers.create({
-      name: 'k8s-router',
-      external_gateway_info: { network_id: publicId },
-    });
-    await env.os.network.routers.addInterface(router.id, { subnet_id: subnet.id });
+    publicId = pub.id;
     await node('node-1', '10.30.0.11');
     await node('node-2', '10.30.0.12');
     // A member whose port has port security off: OCCM skips it, and so do we.

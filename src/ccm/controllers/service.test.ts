@@ -24,21 +24,9 @@ describe('service controller (end to end: kube and OpenStack emulators)', () => 
 
   before(async () => {
     env = await startCcmEnv();
-    const net = await env.os.network.networks.create({ name: 'k8s' });
-    const subnet = await env.os.network.subnets.create({
-      network_id: net.id,
-      cidr: '10.20.0.0/16',
-      ip_version: 4,
-      name: 'k8s-subnet',
-    });
+    const { subnet, publicNetwork: pub } = await env.routedSubnet('10.20.0.0/16');
     subnetId = subnet.id;
-    const [pub] = await env.os.network.networks.list({ 'router:external': true }).all();
-    publicId = pub!.id;
-    const router = await env.os.network.routers.create({
-      name: 'k8s-router',
-      external_gateway_info: { network_id: publicId },
-    });
-    await env.os.network.routers.addInterface(router.id, { subnet_id: subnet.id });
+    publicId = pub.id;
     for (let i = 1; i <= 3; i++) await node(`node-${i}`, `10.20.0.${10 + i}`);
     ccm = await env.startCcm({
       controllers: ['service'],

@@ -14,6 +14,9 @@ import { kubeConfigFrom, testClient } from '../../kube/testing/env.ts';
 import type { OpenStackClient } from '../../openstack/client.ts';
 import { bootSources } from '../../openstack/compute/v2/testing/boot.ts';
 import { openClientTargetOn, type ClientTarget } from '../../openstack/core/testing/target.ts';
+import type { Network } from '../../openstack/network/v2/networks.ts';
+import type { Router } from '../../openstack/network/v2/routers.ts';
+import type { Subnet } from '../../openstack/network/v2/subnets.ts';
 import { Cleanup } from '../../openstack/network/v2/testing/fixtures.ts';
 import { startKubeSim, type RunningKubeSim } from '../../sim/kube/start.ts';
 import type { CloudOptions } from '../../sim/openstack/index.ts';
@@ -53,7 +56,20 @@ export interface CcmEnv {
   ): Promise<RunningCcm>;
   /** A Node as kubelet `--cloud-provider=external` registers it. */
   createNode(name: string, extra?: Partial<V1Node>): Promise<V1Node>;
+  /**
+   * The cluster's network as a user sets it up for OCCM: network `k8s`, subnet `k8s-subnet` of
+   * `cidr`, router `k8s-router` from it to the external network (so floating IPs reach VIPs).
+   */
+  routedSubnet(cidr: string): Promise<RoutedSubnet>;
   close(): Promise<void>;
+}
+
+export interface RoutedSubnet {
+  network: Network;
+  subnet: Subnet;
+  router: Router;
+  /** The external network. */
+  publicNetwork: Network;
 }
 
 let confs = 0;
@@ -118,6 +134,23 @@ export async function startCcmEnv(cloudOptions: CloudOptions = {}): Promise<CcmE
       };
       running.add(handle);
       return handle;
+    },
+    async routedSubnet(cidr) {
+      const network = await os.network.networks.create({ name: 'k8s' });
+      const subnet = await os.network.subnets.create({
+        network_id: network.id,
+        cidr,
+        ip_version: 4,
+        name: 'k8s-subnet',
+      });
+      const [publicNetwork] = await os.network.networks.list({ 'router:external': true }).all();
+      if (!publicNetwork) throw new Error('the emulator has no external network');
+      const router = await os.network.routers.create({
+        name: 'k8s-router',
+        external_gateway_info: { network_id: publicNetwork.id },
+      });
+      await os.network.routers.addInterface(router.id, { subnet_id: subnet.id });
+      return { network, subnet, router, publicNetwork };
     },
     async createNode(name, extra = {}) {
       return api.create(kinds.Node, {

@@ -6,6 +6,7 @@
  * right after its k-th write.
  */
 import { drive } from '../../testing/drive.ts';
+import { Killed, killable, type KillableApi } from '../../testing/kill.ts';
 import type { CloudOptions } from '../../../../sim/openstack/index.ts';
 import { startTestCloud, type TestCloud } from '../../../../sim/openstack/testing/harness.ts';
 import type { OpenStackClient } from '../../../client.ts';
@@ -154,56 +155,9 @@ export function calls(sim: TestCloud, service: 'octavia' | 'neutron'): Record<st
   return Object.fromEntries(Object.entries(ops).map(([op, s]) => [op, s.count]));
 }
 
-/** Thrown by `killAfterWrites` in place of the k-th write's answer. */
-export class Killed extends Error {
-  override readonly name = 'Killed';
-}
+export { Killed };
 
-const WRITE_METHODS = new Set([
-  'create',
-  'update',
-  'delete',
-  'replace',
-  'associate',
-  'disassociate',
-  'add',
-  'remove',
-  'removeAll',
-]);
-
-/**
- * The API as a process that dies right after its k-th OpenStack write: the write reaches the cloud
- * and takes effect, then the answer is lost and the call throws `Killed` — the worst moment for
- * crash consistency. `writes()` says how many writes went through.
- */
-export function killAfterWrites(
-  api: LoadBalancerApi,
-  k: number,
-): { api: LoadBalancerApi; writes: () => number } {
-  let count = 0;
-  const wrap = (target: object): object =>
-    new Proxy(target, {
-      get(obj, prop, receiver) {
-        const value: unknown = Reflect.get(obj, prop, receiver);
-        if (typeof value === 'function' && typeof prop === 'string' && WRITE_METHODS.has(prop)) {
-          return async (...args: unknown[]) => {
-            if (count >= k) throw new Killed(`killed before write ${count + 1}`);
-            const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
-            count += 1;
-            if (count >= k) throw new Killed(`killed after write ${count}`);
-            return result;
-          };
-        }
-        if (typeof value === 'function') return (value as (...a: unknown[]) => unknown).bind(obj);
-        if (value && typeof value === 'object') return wrap(value);
-        return value;
-      },
-    });
-  return {
-    api: {
-      loadBalancer: wrap(api.loadBalancer) as LoadBalancerApi['loadBalancer'],
-      network: wrap(api.network) as LoadBalancerApi['network'],
-    },
-    writes: () => count,
-  };
+/** The API as a process that dies right after its k-th OpenStack write (see testing/kill.ts). */
+export function killAfterWrites(api: LoadBalancerApi, k: number): KillableApi<LoadBalancerApi> {
+  return killable(api, (_method, count) => count >= k);
 }

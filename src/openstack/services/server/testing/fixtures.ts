@@ -7,6 +7,7 @@
  */
 import { setTimeout as sleep } from 'node:timers/promises';
 import { drive as driveEngine } from '../../testing/drive.ts';
+import { Killed, killable, type KillableApi } from '../../testing/kill.ts';
 import type { CloudOptions } from '../../../../sim/openstack/index.ts';
 import { startTestCloud, type TestCloud } from '../../../../sim/openstack/testing/harness.ts';
 import type { OpenStackClient } from '../../../client.ts';
@@ -202,77 +203,15 @@ export async function runUntilKilled(
   throw new Error('neither killed nor finished');
 }
 
-/** Thrown by `killAfterWrites` in place of the k-th write's answer. */
-export class Killed extends Error {
-  override readonly name = 'Killed';
-}
+export { Killed };
+export type KilledApi = KillableApi<ServerApi>;
 
-/** The client methods that write (server create and delete, port and trunk writes, tags, volumes). */
-const WRITE_METHODS = new Set([
-  'create',
-  'update',
-  'delete',
-  'replace',
-  'add',
-  'remove',
-  'removeAll',
-  'removeSubports',
-  'addSubports',
-]);
-
-/**
- * The API as a process that dies right after its k-th OpenStack write: the write reaches the cloud
- * and takes effect, then the answer is lost and the call throws `Killed` — the worst moment for
- * crash consistency, since `record` never hears of what was made. `writes()` counts them.
- */
+/** The API as a process that dies right after its k-th OpenStack write (see testing/kill.ts). */
 export function killAfterWrites(api: ServerApi, k: number): KilledApi {
   return killAfter(api, (_method, count) => count >= k);
 }
 
-export interface KilledApi {
-  api: ServerApi;
-  /** Writes made, the fatal one included. */
-  writes: () => number;
-  /** Their client method names, in order (`delete`, `removeSubports`, …). */
-  log: () => string[];
-}
-
-/**
- * The API as a process that dies right after the write for which `dies(method, count)` is true
- * (`count` includes that write); every write after that throws `Killed` without reaching the cloud.
- */
+/** The API as a process that dies right after the write for which `dies(method, count)` is true. */
 export function killAfter(api: ServerApi, dies: (method: string, count: number) => boolean): KilledApi {
-  const log: string[] = [];
-  let dead = false;
-  const wrap = (target: object): object =>
-    new Proxy(target, {
-      get(obj, prop, receiver) {
-        const value: unknown = Reflect.get(obj, prop, receiver);
-        if (typeof value === 'function' && typeof prop === 'string' && WRITE_METHODS.has(prop)) {
-          return async (...args: unknown[]) => {
-            if (dead) throw new Killed(`killed before write ${log.length + 1}`);
-            const result: unknown = await (value as (...a: unknown[]) => Promise<unknown>).apply(obj, args);
-            log.push(prop);
-            if (dies(prop, log.length)) {
-              dead = true;
-              throw new Killed(`killed after write ${log.length} (${prop})`);
-            }
-            return result;
-          };
-        }
-        if (typeof value === 'function') return (value as (...a: unknown[]) => unknown).bind(obj);
-        if (value && typeof value === 'object') return wrap(value);
-        return value;
-      },
-    });
-  return {
-    api: {
-      compute: wrap(api.compute) as ServerApi['compute'],
-      network: wrap(api.network) as ServerApi['network'],
-      blockStorage: wrap(api.blockStorage) as ServerApi['blockStorage'],
-      image: wrap(api.image) as ServerApi['image'],
-    },
-    writes: () => log.length,
-    log: () => [...log],
-  };
+  return killable(api, dies);
 }
