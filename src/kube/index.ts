@@ -33,6 +33,8 @@ export {
   isInvalid,
   isGone,
   isTooManyRequests,
+  errorSummary,
+  type ErrorSummary,
   type StatusReason,
 } from './errors.ts';
 export { EventRecorder, type EventType, type EventApi } from './events.ts';
