@@ -147,6 +147,68 @@ describe('manager against the emulator', () => {
     assert.equal(lease.spec?.holderIdentity, '', 'released on the way out');
   });
 
+  it('keeps leading while its controllers saturate their rate limiter: the Lease has a client of its own', async () => {
+    const ns = await namespace('mgr-saturated');
+    const sink = await namespace('mgr-saturated-sink');
+    const mgr = new Manager({
+      name: 'saturated',
+      kubeConfig: kubeConfigFrom(k.kubeconfigPath),
+      // A tiny budget: hundreds of writes queue for minutes behind each other.
+      qps: 2,
+      burst: 1,
+      namespace: ns,
+      gracefulShutdownTimeoutMs: 100,
+      leaderElection: {
+        leaseName: 'saturated',
+        leaseNamespace: ns,
+        leaseDurationMs: 6_000,
+        renewDeadlineMs: 4_000,
+        retryPeriodMs: 500,
+      },
+    });
+    let written = 0;
+    mgr
+      .controller()
+      .for(kinds.ConfigMap)
+      .complete(async (req, signal) => {
+        if (req.name !== 'go') return;
+        await Promise.all(
+          Array.from({ length: 300 }, (_, i) =>
+            mgr.api.create(kinds.ConfigMap, configMap(`w-${i}`, sink), { signal }).then(() => written++),
+          ),
+        );
+      });
+    const ac = new AbortController();
+    const done = mgr.start(ac.signal);
+    const outcome = done.then(
+      () => 'stopped' as const,
+      (err: unknown) => err,
+    );
+    stops.push(async () => {
+      ac.abort();
+      return outcome;
+    });
+    await eventually(() => mgr.isLeader(), { what: 'leading' });
+    await client.create(kinds.ConfigMap, configMap('go', ns));
+    await eventually(() => written >= 2, { what: 'the writes to start draining' });
+
+    // Renewals go on (each one a new renewTime) while the controllers' writes wait their turn.
+    const renewals = new Set<string>();
+    await eventually(
+      async () => {
+        const lease = await client.get(kinds.Lease, { namespace: ns, name: 'saturated' });
+        assert.equal(lease.spec?.holderIdentity, mgr.identity, 'still the holder');
+        renewals.add(String(lease.spec?.renewTime));
+        return renewals.size >= 4;
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: 'the Lease renewed while saturated' },
+    );
+    assert.ok(mgr.isLeader(), 'still leading');
+    assert.ok(written < 300, `the controllers' writes are still queued (${written} of 300 done)`);
+    ac.abort();
+    assert.equal(await outcome, 'stopped', 'a graceful stop, not a lost lease');
+  });
+
   it('aborts reconciles still running at the graceful-shutdown deadline', async () => {
     const ns = await namespace('mgr-deadline');
     const mgr = new Manager({

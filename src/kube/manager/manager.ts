@@ -89,6 +89,8 @@ export class Manager implements ControllerHost {
   healthUrl: string | undefined;
   private readonly opts: ManagerOptions;
   private readonly leaseConfig: LeaderElectionConfig | undefined;
+  /** Leader election's own client: its rate limiter never has the controllers' writes in front of a renewal. */
+  private readonly electionClient: KubeClient | undefined;
   private readonly runnables: Entry[] = [];
   private readonly names = new Set<string>();
   private started = false;
@@ -136,6 +138,9 @@ export class Manager implements ControllerHost {
         identity: `${hostname()}_${randomUUID()}`,
         ...opts.leaderElection,
       });
+      // As controller-runtime builds a separate client for leader election: a few hundred queued
+      // controller or Event calls would otherwise push a renewal past the renew deadline.
+      this.electionClient = this.api.fork({ userAgent: `${this.api.userAgent}/leader-election` });
     } else if (opts.leaderMigration) {
       throw new Error('leader migration needs leader election: set leaderElection');
     }
@@ -233,7 +238,7 @@ export class Manager implements ControllerHost {
       }
       const campaign = (id: string, config: LeaderElectionConfig, entries: Entry[], then?: () => void) => {
         const elector = new LeaderElector({
-          client: this.api,
+          client: this.electionClient ?? this.api,
           config,
           clock: this.clock,
           log: this.log,
@@ -308,6 +313,7 @@ export class Manager implements ControllerHost {
     await informersDone;
     await health?.close();
     if (!this.opts.client) await this.api.close();
+    await this.electionClient?.close();
     this.log.info('stopped');
     if (this.fatal) throw this.fatal;
   }
