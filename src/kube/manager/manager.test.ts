@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch } from 'undici';
 import { apiErrors } from '../../sim/kube/errors.ts';
 import { eventually, startTestKube, type TestKube } from '../../sim/kube/testing/harness.ts';
 import type { KubeClient } from '../client.ts';
 import { LeaderElectionLostError } from '../leaderelection/elector.ts';
 import { parseLeaderMigrationConfiguration } from '../leaderelection/migration.ts';
-import { kinds } from '../resource.ts';
+import { kinds, objectKey } from '../resource.ts';
 import { configMap, gate, kubeConfigFrom, testClient } from '../testing/env.ts';
-import { Manager, type ManagerOptions } from './manager.ts';
+import { Manager, ShutdownIncompleteError, type ManagerOptions } from './manager.ts';
 
 describe('manager against the emulator', () => {
   let k: TestKube;
@@ -240,6 +241,69 @@ describe('manager against the emulator', () => {
     ac.abort();
     await done;
     assert.match(reason ?? '', /graceful shutdown exceeded 100 ms/);
+  });
+
+  it('never releases the Lease while a runnable that ignores its stop signal still writes', async () => {
+    const ns = await namespace('mgr-stubborn');
+    const target = await client.create(kinds.ConfigMap, configMap('target', ns));
+    const mgr = new Manager({
+      name: 'stubborn',
+      kubeConfig: kubeConfigFrom(k.kubeconfigPath),
+      qps: 0,
+      namespace: ns,
+      gracefulShutdownTimeoutMs: 100,
+      leaderElection: {
+        leaseName: 'stubborn',
+        leaseNamespace: ns,
+        leaseDurationMs: 30_000,
+        renewDeadlineMs: 20_000,
+        retryPeriodMs: 200,
+      },
+    });
+    // Left-behind work: it sees neither its stop signal nor the hard stop, and writes on.
+    const writes: number[] = [];
+    let quit = false;
+    let loop: Promise<void> | undefined;
+    mgr.add({
+      name: 'stubborn-writer',
+      start: () => {
+        loop = (async () => {
+          for (let n = 0; !quit; n++) {
+            const cm = await client.patch(kinds.ConfigMap, objectKey(target), 'merge', {
+              data: { n: String(n) },
+            });
+            writes.push(Number(cm.metadata?.resourceVersion));
+            await sleep(20);
+          }
+        })();
+        return loop;
+      },
+    });
+    const ac = new AbortController();
+    const done = mgr.start(ac.signal);
+    const outcome = done.then(
+      () => 'stopped' as const,
+      (err: unknown) => err,
+    );
+    await eventually(() => writes.length >= 2, { what: 'the writer to write' });
+    ac.abort(new Error('SIGTERM'));
+    const ended = await outcome;
+    // The manager has given up on it; it still writes a few times before the test ends it.
+    const after = writes.length;
+    await eventually(() => writes.length >= after + 3, { what: 'writes after the manager returned' });
+    quit = true;
+    await loop;
+
+    const lease = await client.get(kinds.Lease, { namespace: ns, name: 'stubborn' });
+    const leaseRv = Number(lease.metadata?.resourceVersion);
+    if (lease.spec?.holderIdentity === '') {
+      const late = writes.filter((rv) => rv > leaseRv);
+      assert.deepEqual(late, [], 'no write after the Lease was released: a successor would have overlapped');
+    } else {
+      assert.equal(lease.spec?.holderIdentity, mgr.identity, 'left to expire, still naming us');
+    }
+    assert.ok(ShutdownIncompleteError.is(ended), `start rejects naming what did not stop: ${String(ended)}`);
+    assert.match(ended.message, /stubborn-writer/);
   });
 
   it('two managers: only the leader reconciles; a graceful stop hands over at once', async () => {

@@ -70,6 +70,19 @@ export interface ManagerOptions {
 interface Entry {
   runnable: Runnable;
   promise?: Promise<void>;
+  /** Its `start` has settled: it can write no more. */
+  done?: boolean;
+}
+
+/**
+ * `start` ended with runnables still running (they ignored even the hard stop). The lease was not
+ * released; the caller must end the process, or their writes go on past the lease's expiry.
+ */
+export class ShutdownIncompleteError extends Error {
+  override readonly name = 'ShutdownIncompleteError';
+  static is(err: unknown): err is ShutdownIncompleteError {
+    return err instanceof Error && err.name === 'ShutdownIncompleteError';
+  }
 }
 
 const DEFAULT_GRACEFUL_SHUTDOWN_MS = 30_000;
@@ -208,12 +221,17 @@ export class Manager implements ControllerHost {
 
     const informersDone = this.informers.start(informersStop.signal);
     const launch = (entries: Entry[], stop: AbortSignal) => {
+      // A lease won while stopping starts nothing.
+      if (stop.aborted) return;
       for (const e of entries) {
-        e.promise = e.runnable.start(stop, { hardStop: hardStop.signal }).catch((err: unknown) => {
-          const e2 = toError(err);
-          this.log.error({ err: e2, runnable: e.runnable.name }, 'runnable failed; stopping the manager');
-          fail(e2, false);
-        });
+        e.promise = e.runnable
+          .start(stop, { hardStop: hardStop.signal })
+          .catch((err: unknown) => {
+            const e2 = toError(err);
+            this.log.error({ err: e2, runnable: e.runnable.name }, 'runnable failed; stopping the manager');
+            fail(e2, false);
+          })
+          .finally(() => (e.done = true));
       }
     };
 
@@ -221,6 +239,7 @@ export class Manager implements ControllerHost {
     const leaderOnly = this.runnables.filter((e) => e.runnable.needLeaderElection !== false);
     launch(always, runnablesStop.signal);
 
+    const stillRunning = () => this.runnables.filter((e) => e.promise && !e.done).map((e) => e.runnable.name);
     const elections: Promise<void>[] = [];
     if (!this.leaseConfig) {
       launch(leaderOnly, runnablesStop.signal);
@@ -253,13 +272,15 @@ export class Manager implements ControllerHost {
           },
         });
         elections.push(
-          elector.run(electionsStop.signal).then((outcome) => {
-            if (outcome === 'lost')
-              fail(
-                new LeaderElectionLostError(`leader election lost: lease ${elector.lock.describe()}`),
-                true,
-              );
-          }),
+          elector
+            .run(electionsStop.signal, { mayRelease: () => stillRunning().length === 0 })
+            .then((outcome) => {
+              if (outcome === 'lost')
+                fail(
+                  new LeaderElectionLostError(`leader election lost: lease ${elector.lock.describe()}`),
+                  true,
+                );
+            }),
         );
       };
       const migration = this.opts.leaderMigration;
@@ -303,7 +324,16 @@ export class Manager implements ControllerHost {
     ]);
     cancelGrace();
     cancelDeadline();
-    // 2. Only now hand the lease over: our controllers have stopped writing.
+    // 2. Only now hand the lease over, and only if nothing of ours can still write: a runnable
+    // that ignored even the hard stop keeps the lease from being released (it expires on its
+    // own), and the process must exit so that its writes end before a successor's begin.
+    const stuck = stillRunning();
+    if (stuck.length > 0) {
+      this.log.error(
+        { runnables: stuck, graceMs: HARD_STOP_GRACE_MS },
+        'runnables still running after the hard stop; the lease is left to expire, not released',
+      );
+    }
     electionsStop.abort(new Error('manager stopped'));
     await Promise.all(elections);
     // 3. Then the rest.
@@ -316,6 +346,11 @@ export class Manager implements ControllerHost {
     await this.electionClient?.close();
     this.log.info('stopped');
     if (this.fatal) throw this.fatal;
+    if (stuck.length > 0) {
+      throw new ShutdownIncompleteError(
+        `runnables did not stop within ${deadlineMs} ms plus ${HARD_STOP_GRACE_MS} ms after their hard stop: ${stuck.join(', ')}; exit the process to end them`,
+      );
+    }
   }
 
   /** Waits for `p`, at most `ms` (its timer never outlives the wait). */
