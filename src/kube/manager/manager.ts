@@ -9,8 +9,12 @@
  * Stopping (the `signal` of `start`, e.g. SIGTERM) is graceful: runnables stop taking work, those
  * in flight get until `gracefulShutdownTimeoutMs`, then their signals abort; only then is the
  * lease released, so a successor never overlaps with our last writes; then informers, Events and
- * the health server stop. Losing a lease is fail-stop: everything aborts at once and `start`
- * rejects with `LeaderElectionLostError`, and the process should exit (a new leader starts clean).
+ * the health server stop. A runnable still running after that (it ignored its signals) keeps the
+ * lease from being released — it expires instead — and `start` rejects with
+ * `ShutdownIncompleteError`: the process must exit to end that work. Losing a lease is fail-stop:
+ * everything aborts at once and `start` rejects with `LeaderElectionLostError`, and the process
+ * should exit (a new leader starts clean). Leader election runs on a client of its own, so the
+ * controllers' queued calls never delay a renewal.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
