@@ -237,7 +237,8 @@ export function errorSummary(thrown: unknown): ErrorSummary {
       summary.error = `${summary.error}: ${e.message}`;
     e = e.cause;
   }
-  if (BUG_CLASSES.has(err.name)) {
+  // undici's `fetch failed` is a TypeError too, but with the network error as its cause.
+  if (BUG_CLASSES.has(err.name) && err.cause === undefined) {
     const frame = err.stack
       ?.split('\n')
       .find((l) => /^\s+at /.test(l))
