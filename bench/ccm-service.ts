@@ -117,11 +117,12 @@ function service(name: string): Promise<V1Service> {
 const key = (name: string) => ({ namespace: 'default', name });
 const wait = (what: string) => ({ timeoutMs: WAIT_MS, intervalMs: POLL_MS, what });
 
+/** Occurrences: core/v1 Events (the recorder's default) count in deprecatedCount here, events.k8s.io ones in series. */
 async function eventCount(name: string, reason: string): Promise<number> {
   const list = await api.list(kinds.EventsV1Event, { namespace: 'default' });
   return list.items
     .filter((e) => e.regarding?.name === name && e.reason === reason)
-    .reduce((sum, e) => sum + (e.series?.count ?? 1), 0);
+    .reduce((sum, e) => sum + (e.series?.count ?? e.deprecatedCount ?? 1), 0);
 }
 const ensures = (ccm: RunningCcm) =>
   counterValue(ccm.registry, 'cloudprovider_openstack_reconcile_total', { operation: 'loadbalancer_ensure' });

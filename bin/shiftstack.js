@@ -10,4 +10,12 @@ if (major < 22 || (major === 22 && minor < 18)) {
   process.exit(1);
 }
 const { main } = await import('../src/cli/main.ts');
-process.exitCode = await main(process.argv);
+const code = await main(process.argv);
+// main returns when the command is done: ccm and capo once their manager has stopped. Whatever
+// is still running then (a runnable that ignored its stop signal, a timer) must end with us, or
+// it could go on writing after our lease has passed to another replica. So exit explicitly,
+// once what we printed has reached stdout and stderr.
+await Promise.all(
+  [process.stdout, process.stderr].map((s) => new Promise((resolve) => s.write('', resolve))),
+);
+process.exit(code);

@@ -1,5 +1,5 @@
 import assert from 'node:assert/strict';
-import { execFile } from 'node:child_process';
+import { execFile, spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
@@ -46,4 +46,23 @@ describe('shiftstack CLI', () => {
     const { stdout } = await promisify(execFile)(process.execPath, [bin, '--version']);
     assert.equal(stdout.trim(), VERSION);
   });
+
+  it(
+    'the process ends when main returns, even with work left behind that keeps Node alive',
+    { timeout: 60_000 },
+    async (t) => {
+      // Stands in for a runnable that ignored its stop signal: a timer that would keep the process,
+      // and its writes, going after a manager has handed its lease over.
+      const leftBehind = 'data:text/javascript,setInterval(() => {}, 1000)';
+      const child = spawn(process.execPath, ['--import', leftBehind, bin, '--version'], {
+        stdio: ['ignore', 'pipe', 'pipe'],
+      });
+      t.after(() => child.kill('SIGKILL'));
+      let out = '';
+      child.stdout.on('data', (d: Buffer) => (out += d.toString()));
+      const code = await new Promise<number | null>((resolve) => child.once('exit', resolve));
+      assert.equal(code, 0);
+      assert.equal(out.trim(), VERSION, 'what main printed is not lost to the exit');
+    },
+  );
 });

@@ -133,7 +133,8 @@ export class KubeClient {
   /** The QPS/burst limit every call waits on. */
   readonly limiter: TokenBucket;
   private readonly kc: KubeConfig;
-  private readonly userAgent: string;
+  private readonly options: KubeClientOptions;
+  readonly userAgent: string;
   private readonly requestTimeoutMs: number;
   private readonly log: Logger | undefined;
   private readonly host: string;
@@ -152,6 +153,7 @@ export class KubeClient {
     const cluster = kubeConfig.getCurrentCluster();
     if (!cluster) throw new Error('the kubeconfig has no current cluster: set current-context');
     this.kc = kubeConfig;
+    this.options = options;
     this.server = cluster.server.replace(/\/+$/, '');
     this.host = new URL(this.server).host;
     this.userAgent = options.userAgent ?? 'shiftstack';
@@ -184,6 +186,15 @@ export class KubeClient {
           ),
         }
       : undefined;
+  }
+
+  /**
+   * A client for the same cluster and credentials with a rate limiter and connection pool of its
+   * own (and `overrides` applied): what controller-runtime does for leader election, so that
+   * calls that must not wait (a Lease renewal) never queue behind a controller's burst of writes.
+   */
+  fork(overrides: KubeClientOptions = {}): KubeClient {
+    return new KubeClient(this.kc, { ...this.options, ...overrides });
   }
 
   /* Reads. */

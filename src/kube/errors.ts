@@ -194,3 +194,56 @@ export class RetryAfterError extends Error {
 export function toError(err: unknown): Error {
   return err instanceof Error ? err : new Error(typeof err === 'string' ? err : JSON.stringify(err));
 }
+
+/** What one log line says about a failure; see {@link errorSummary}. */
+export interface ErrorSummary {
+  /** The message, with those of its causes (`creating port: POST … → 409 Conflict …`). */
+  error: string;
+  /** The error's class name, e.g. `OpenStackHttpError`, `KubeApiError`, `TypeError`. */
+  errorClass: string;
+  /** The HTTP status of an API error (`status` or `code` on it or a cause). */
+  code?: number;
+  /** The request id of the failed call (OpenStack's `x-openstack-request-id`), from the error or a cause. */
+  requestId?: string;
+  /** For a programming error (TypeError, ReferenceError, …): the first stack frame, so the bug can be found without debug logs. */
+  at?: string;
+}
+
+/** Built-in classes that mean a bug in our code rather than a failure of the world. */
+const BUG_CLASSES = new Set(['TypeError', 'ReferenceError', 'RangeError', 'SyntaxError', 'EvalError']);
+/** Causes followed; a cycle or a long chain must not hang a log call. */
+const MAX_CAUSES = 8;
+
+/**
+ * A failure as the fields of one log line: message (causes included), class, HTTP status and
+ * request id, and no stack. Expected failures (an OpenStack 400, a 409 Conflict) are logged at
+ * ERROR this way and their stack only at debug: the stack of a failed API call points into the
+ * client, not at the problem, and eighteen lines of it per retry bury the line that matters. The
+ * request id is read by duck typing (any `requestId` string), as the runtime imports no OpenStack
+ * code.
+ */
+export function errorSummary(thrown: unknown): ErrorSummary {
+  const err = toError(thrown);
+  const summary: ErrorSummary = { error: err.message, errorClass: err.name };
+  const seen = new Set<unknown>();
+  for (let e: unknown = err, depth = 0; e instanceof Error && !seen.has(e) && depth < MAX_CAUSES; depth++) {
+    seen.add(e);
+    const fields = e as Error & { status?: unknown; code?: unknown; requestId?: unknown };
+    const code = typeof fields.status === 'number' ? fields.status : fields.code;
+    if (summary.code === undefined && typeof code === 'number') summary.code = code;
+    if (summary.requestId === undefined && typeof fields.requestId === 'string' && fields.requestId)
+      summary.requestId = fields.requestId;
+    if (e !== err && e.message && !summary.error.includes(e.message))
+      summary.error = `${summary.error}: ${e.message}`;
+    e = e.cause;
+  }
+  // undici's `fetch failed` is a TypeError too, but with the network error as its cause.
+  if (BUG_CLASSES.has(err.name) && err.cause === undefined) {
+    const frame = err.stack
+      ?.split('\n')
+      .find((l) => /^\s+at /.test(l))
+      ?.trim();
+    if (frame) summary.at = frame.replace(/^at /, '');
+  }
+  return summary;
+}

@@ -9,12 +9,23 @@
  *   and `lastTimestamp` in core v1) instead of creating another object.
  * - Recording never blocks and never fails a reconcile: Events are written in the background,
  *   in order, with a bound on what waits; write failures are logged and dropped.
+ *
+ * core/v1 is the default, as client-go's `tools/record` writes for upstream OCCM (k8s.io/cloud-provider)
+ * and controller-runtime (CAPO): only a core/v1 Event carries `firstTimestamp`, `lastTimestamp`,
+ * `count` and `source`, which `kubectl get events --sort-by=.lastTimestamp` and most dashboards
+ * read. An events.k8s.io/v1 Event cannot carry them: the API server refuses its
+ * `deprecatedFirstTimestamp`, `deprecatedLastTimestamp`, `deprecatedCount` and `deprecatedSource`
+ * on create ("needs to be unset") and keeps them immutable on update, and client-go's
+ * `tools/events` leaves them empty. And upstream OCCM's RBAC grants Events in the core group
+ * only. events.k8s.io/v1 (`api: 'events.k8s.io/v1'`) falls back to core/v1 — once, remembered,
+ * with one log line — when the API server forbids it (403) or does not serve it (404), as
+ * client-go's `EventBroadcasterAdapter` falls back when discovery lacks it.
  */
 import { hostname } from 'node:os';
 import { createLogger, type Logger } from '../lib/log.ts';
 import type { KubeClient } from './client.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { isAlreadyExists, isNotFound } from './errors.ts';
+import { isAlreadyExists, isNotFound, KubeApiError } from './errors.ts';
 import { kinds, type KubernetesObject, type ResourceType } from './resource.ts';
 import { metaTime, microTime } from './time.ts';
 
@@ -27,7 +38,7 @@ export interface EventRecorderOptions {
   component: string;
   /** reportingInstance / source.host; the host name by default. */
   instance?: string;
-  /** Which Events API to write; events.k8s.io/v1 by default. */
+  /** Which Events API to write; core/v1 by default (see above). */
   api?: EventApi;
   /** Repeats closer than this are aggregated (client-go: 10 minutes). */
   aggregationWindowMs?: number;
@@ -48,11 +59,14 @@ interface Series {
   /** A count update is queued and will send the latest count when it runs. */
   patchQueued: boolean;
   created: boolean;
+  /** The API the Event was created through; its count updates go there too. */
+  api: EventApi;
 }
 
+/** Bodies are rendered when written, for the API in use then (a fallback changes it). */
 type Job =
-  | { kind: 'create'; series: Series; body: Record<string, unknown> }
-  | { kind: 'patch'; series: Series; body: () => Record<string, unknown> };
+  | { kind: 'create'; series: Series; body: (api: EventApi) => Record<string, unknown> }
+  | { kind: 'patch'; series: Series };
 
 const REASON = /^[A-Z][A-Za-z0-9]*$/;
 /** events.k8s.io/v1 `note` is at most 1 kB. */
@@ -61,7 +75,6 @@ const MAX_MESSAGE = 1024;
 export class EventRecorder {
   readonly component: string;
   readonly instance: string;
-  readonly api: EventApi;
   /** Events not written because too many were waiting. */
   dropped = 0;
   private readonly client: KubeClient;
@@ -74,6 +87,7 @@ export class EventRecorder {
   private readonly jobs: Job[] = [];
   private pumping: Promise<void> | undefined;
   private readonly stop = new AbortController();
+  private currentApi: EventApi;
   /** Stands in for client-go's nanoseconds, so two Events in one millisecond get two names. */
   private seq = 0;
 
@@ -81,12 +95,17 @@ export class EventRecorder {
     this.client = opts.client;
     this.component = opts.component;
     this.instance = opts.instance ?? hostname();
-    this.api = opts.api ?? 'events.k8s.io/v1';
+    this.currentApi = opts.api ?? 'v1';
     this.clock = opts.clock ?? systemClock;
     this.log = opts.log ?? createLogger({ level: 'silent' });
     this.windowMs = opts.aggregationWindowMs ?? 10 * 60_000;
     this.cacheSize = opts.cacheSize ?? 4096;
     this.maxPending = opts.maxPending ?? 1000;
+  }
+
+  /** The Events API written to: the one asked for, or core/v1 after a fallback. */
+  get api(): EventApi {
+    return this.currentApi;
   }
 
   /** Records an Event about `obj` (a cached object is fine: it is only read). */
@@ -110,7 +129,7 @@ export class EventRecorder {
       this.series.set(key, seen);
       if (!seen.patchQueued) {
         seen.patchQueued = true;
-        this.enqueue({ kind: 'patch', series: seen, body: () => this.countPatch(seen) });
+        this.enqueue({ kind: 'patch', series: seen });
       }
       return;
     }
@@ -123,6 +142,7 @@ export class EventRecorder {
       lastMs: now,
       patchQueued: false,
       created: false,
+      api: this.currentApi,
     };
     this.series.delete(key);
     this.series.set(key, series);
@@ -130,7 +150,11 @@ export class EventRecorder {
       const oldest = this.series.keys().next();
       if (!oldest.done) this.series.delete(oldest.value);
     }
-    this.enqueue({ kind: 'create', series, body: this.createBody(obj, series, type, reason, note, action) });
+    this.enqueue({
+      kind: 'create',
+      series,
+      body: (api) => this.createBody(api, obj, series, type, reason, note, action),
+    });
   }
 
   /** Resolves once everything recorded so far is written (or given up). */
@@ -167,43 +191,65 @@ export class EventRecorder {
   }
 
   private async write(job: Job): Promise<void> {
-    const type: ResourceType = this.api === 'v1' ? kinds.Event : kinds.EventsV1Event;
     const signal = this.stop.signal;
+    const series = job.series;
     if (job.kind === 'create') {
-      try {
-        await this.client.create(type, job.body, { signal });
-      } catch (err) {
-        if (!isAlreadyExists(err)) throw err;
+      for (;;) {
+        const api = this.currentApi;
+        try {
+          await this.client.create(eventType(api), job.body(api), { signal });
+        } catch (err) {
+          if (this.fallBack(err, 'create')) continue;
+          if (!isAlreadyExists(err)) throw err;
+        }
+        series.api = api;
+        series.created = true;
+        return;
       }
-      job.series.created = true;
-      return;
     }
-    job.series.patchQueued = false;
-    if (!job.series.created) return;
+    series.patchQueued = false;
+    if (!series.created) return;
     try {
       await this.client.patch(
-        type,
-        { namespace: job.series.namespace, name: job.series.name },
+        eventType(series.api),
+        { namespace: series.namespace, name: series.name },
         'merge',
-        job.body(),
-        {
-          signal,
-        },
+        this.countPatch(series),
+        { signal },
       );
     } catch (err) {
-      // The Event expired (the API server keeps them an hour) or was deleted: the next repeat starts a new one.
-      if (!isNotFound(err)) throw err;
-      job.series.lastMs = Number.NEGATIVE_INFINITY;
+      // The Event expired (the API server keeps them an hour) or was deleted, or its API is now
+      // refused: the next repeat starts a new one.
+      if (!isNotFound(err) && !this.fallBack(err, 'patch')) throw err;
+      series.lastMs = Number.NEGATIVE_INFINITY;
     }
   }
 
+  /**
+   * Switches to core/v1 for good when events.k8s.io/v1 is forbidden (403) or, on create, not served
+   * (a 404 that names no object: a missing namespace names one). True when the caller should go on
+   * through core/v1.
+   */
+  private fallBack(err: unknown, verb: 'create' | 'patch'): boolean {
+    if (this.currentApi !== 'events.k8s.io/v1' || !KubeApiError.is(err)) return false;
+    const notServed = verb === 'create' && err.code === 404 && !err.status?.details?.name;
+    if (err.code !== 403 && !notServed) return false;
+    this.currentApi = 'v1';
+    this.log.warn(
+      { code: err.code, reason: err.reason, error: err.message },
+      `events.k8s.io/v1 Events are ${notServed ? 'not served' : 'forbidden'}; falling back to core/v1 Events (RBAC: create and patch on events in the "" group)`,
+    );
+    return true;
+  }
+
   private countPatch(s: Series): Record<string, unknown> {
-    return this.api === 'v1'
+    return s.api === 'v1'
       ? { count: s.count, lastTimestamp: metaTime(s.lastMs) }
       : { series: { count: s.count, lastObservedTime: microTime(s.lastMs) } };
   }
 
   private createBody(
+    api: EventApi,
     obj: KubernetesObject,
     s: Series,
     type: EventType,
@@ -220,7 +266,7 @@ export class EventRecorder {
       ...(m.uid ? { uid: m.uid } : {}),
       ...(m.resourceVersion ? { resourceVersion: m.resourceVersion } : {}),
     };
-    if (this.api === 'v1') {
+    if (api === 'v1') {
       const t = metaTime(s.firstMs);
       return {
         metadata: { name: s.name, namespace: s.namespace },
@@ -250,4 +296,8 @@ export class EventRecorder {
       regarding: ref,
     };
   }
+}
+
+function eventType(api: EventApi): ResourceType {
+  return api === 'v1' ? kinds.Event : kinds.EventsV1Event;
 }

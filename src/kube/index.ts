@@ -33,6 +33,8 @@ export {
   isInvalid,
   isGone,
   isTooManyRequests,
+  errorSummary,
+  type ErrorSummary,
   type StatusReason,
 } from './errors.ts';
 export { EventRecorder, type EventType, type EventApi } from './events.ts';
@@ -68,7 +70,7 @@ export {
   leaderMigrationFilter,
   type LeaderMigrationConfiguration,
 } from './leaderelection/migration.ts';
-export { Manager, type ManagerOptions } from './manager/manager.ts';
+export { Manager, ShutdownIncompleteError, type ManagerOptions } from './manager/manager.ts';
 export { shutdownSignal } from './manager/signals.ts';
 export {
   ownerReference,

@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from '../../lib/log.ts';
 import type { Registry } from '../../lib/metrics.ts';
 import { abortReason, systemClock, timeoutSignal, type Clock } from '../clock.ts';
-import { RetryAfterError, TerminalError, toError } from '../errors.ts';
+import { errorSummary, RetryAfterError, TerminalError, toError } from '../errors.ts';
 import { RateLimitingQueue } from '../queue/rate-limiting.ts';
 import type { RateLimiter } from '../ratelimit.ts';
 import {
@@ -198,24 +198,28 @@ export class Controller implements Runnable {
 
   private afterError(key: string, err: Error, log: Logger, retries: number, stopping: boolean): void {
     this.stats.errors++;
+    // One line per failure; the stack, which for a failed API call points into the client and not
+    // at the problem, only at debug.
+    const summary = errorSummary(err);
+    log.debug({ err }, 'reconcile error with its stack');
     if (TerminalError.is(err)) {
       this.stats.terminalErrors++;
       this.metrics.errored(true);
       this.queue.forget(key);
-      log.error({ err, reason: err.reason }, 'reconcile failed terminally; not requeued');
+      log.error({ ...summary, reason: err.reason }, 'reconcile failed terminally; not requeued');
       return;
     }
     this.metrics.errored(false);
     if (stopping) {
-      log.info({ err }, 'reconcile cut short by shutdown');
+      log.info(summary, 'reconcile cut short by shutdown');
       return;
     }
     if (RetryAfterError.is(err)) {
-      log.info({ err, retryAfterMs: err.retryAfterMs }, 'reconcile asked to retry later');
+      log.info({ ...summary, retryAfterMs: err.retryAfterMs }, 'reconcile asked to retry later');
       this.queue.addAfter(key, err.retryAfterMs);
       return;
     }
-    log.error({ err, retries }, 'reconcile failed; requeued with back-off');
+    log.error({ ...summary, retries }, 'reconcile failed; requeued with back-off');
     this.queue.addRateLimited(key);
   }
 }

@@ -151,9 +151,11 @@ export class LeaderElector {
 
   /**
    * Campaigns until leading, leads until `signal` aborts (then releases) or renewal fails (lost).
-   * Resolves with how leadership ended; 'stopped' if it never started.
+   * Resolves with how leadership ended; 'stopped' if it never started or the lease was left to
+   * expire. `mayRelease`, asked when `signal` aborts, can veto the release: work that may still
+   * write must not hand the lease to a successor, who would overlap with it.
    */
-  async run(signal: AbortSignal): Promise<ElectionOutcome> {
+  async run(signal: AbortSignal, opts: { mayRelease?: () => boolean } = {}): Promise<ElectionOutcome> {
     if (!(await this.acquire(signal))) return 'stopped';
     const leadership = new AbortController();
     this.leading = true;
@@ -170,16 +172,22 @@ export class LeaderElector {
     leadership.abort(
       new LeaderElectionLostError(outcome === 'lost' ? 'leader lease lost' : 'leadership released'),
     );
+    let released = false;
     if (outcome === 'lost') {
       this.log.error(
         { renewDeadlineMs: this.config.renewDeadlineMs },
         'leader lease lost: could not renew in time',
       );
     } else if (this.config.releaseOnCancel) {
-      await this.release();
+      if (opts.mayRelease?.() ?? true) released = await this.release();
+      else
+        this.log.warn(
+          { leaseDurationMs: this.config.leaseDurationMs },
+          'not releasing the leader lease: work may still be writing; it expires on its own',
+        );
     }
     this.callbacks.onStoppedLeading();
-    return outcome === 'lost' ? 'lost' : this.config.releaseOnCancel ? 'released' : 'stopped';
+    return outcome === 'lost' ? 'lost' : released ? 'released' : 'stopped';
   }
 
   private async acquire(signal: AbortSignal): Promise<boolean> {
@@ -274,10 +282,10 @@ export class LeaderElector {
     }
   }
 
-  /** Hands the lease back: an empty holder that any candidate may take at once. */
-  private async release(): Promise<void> {
+  /** Hands the lease back: an empty holder that any candidate may take at once. True once done. */
+  private async release(): Promise<boolean> {
     const o = this.observed;
-    if (!o || o.record.holderIdentity !== this.config.identity) return;
+    if (!o || o.record.holderIdentity !== this.config.identity) return false;
     const now = this.clock.now();
     // The caller's signal has aborted by now; the release gets its own bound.
     const { signal, cancel } = timeoutSignal(this.clock, this.config.renewDeadlineMs);
@@ -296,8 +304,10 @@ export class LeaderElector {
         ),
       );
       this.log.info('released the leader lease');
+      return true;
     } catch (err) {
       this.log.warn({ err }, 'could not release the leader lease; it expires on its own');
+      return false;
     } finally {
       cancel();
     }

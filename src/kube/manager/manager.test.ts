@@ -1,14 +1,15 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { fetch } from 'undici';
 import { apiErrors } from '../../sim/kube/errors.ts';
 import { eventually, startTestKube, type TestKube } from '../../sim/kube/testing/harness.ts';
 import type { KubeClient } from '../client.ts';
 import { LeaderElectionLostError } from '../leaderelection/elector.ts';
 import { parseLeaderMigrationConfiguration } from '../leaderelection/migration.ts';
-import { kinds } from '../resource.ts';
+import { kinds, objectKey } from '../resource.ts';
 import { configMap, gate, kubeConfigFrom, testClient } from '../testing/env.ts';
-import { Manager, type ManagerOptions } from './manager.ts';
+import { Manager, ShutdownIncompleteError, type ManagerOptions } from './manager.ts';
 
 describe('manager against the emulator', () => {
   let k: TestKube;
@@ -147,6 +148,68 @@ describe('manager against the emulator', () => {
     assert.equal(lease.spec?.holderIdentity, '', 'released on the way out');
   });
 
+  it('keeps leading while its controllers saturate their rate limiter: the Lease has a client of its own', async () => {
+    const ns = await namespace('mgr-saturated');
+    const sink = await namespace('mgr-saturated-sink');
+    const mgr = new Manager({
+      name: 'saturated',
+      kubeConfig: kubeConfigFrom(k.kubeconfigPath),
+      // A tiny budget: hundreds of writes queue for minutes behind each other.
+      qps: 2,
+      burst: 1,
+      namespace: ns,
+      gracefulShutdownTimeoutMs: 100,
+      leaderElection: {
+        leaseName: 'saturated',
+        leaseNamespace: ns,
+        leaseDurationMs: 6_000,
+        renewDeadlineMs: 4_000,
+        retryPeriodMs: 500,
+      },
+    });
+    let written = 0;
+    mgr
+      .controller()
+      .for(kinds.ConfigMap)
+      .complete(async (req, signal) => {
+        if (req.name !== 'go') return;
+        await Promise.all(
+          Array.from({ length: 300 }, (_, i) =>
+            mgr.api.create(kinds.ConfigMap, configMap(`w-${i}`, sink), { signal }).then(() => written++),
+          ),
+        );
+      });
+    const ac = new AbortController();
+    const done = mgr.start(ac.signal);
+    const outcome = done.then(
+      () => 'stopped' as const,
+      (err: unknown) => err,
+    );
+    stops.push(async () => {
+      ac.abort();
+      return outcome;
+    });
+    await eventually(() => mgr.isLeader(), { what: 'leading' });
+    await client.create(kinds.ConfigMap, configMap('go', ns));
+    await eventually(() => written >= 2, { what: 'the writes to start draining' });
+
+    // Renewals go on (each one a new renewTime) while the controllers' writes wait their turn.
+    const renewals = new Set<string>();
+    await eventually(
+      async () => {
+        const lease = await client.get(kinds.Lease, { namespace: ns, name: 'saturated' });
+        assert.equal(lease.spec?.holderIdentity, mgr.identity, 'still the holder');
+        renewals.add(String(lease.spec?.renewTime));
+        return renewals.size >= 4;
+      },
+      { timeoutMs: 20_000, intervalMs: 100, what: 'the Lease renewed while saturated' },
+    );
+    assert.ok(mgr.isLeader(), 'still leading');
+    assert.ok(written < 300, `the controllers' writes are still queued (${written} of 300 done)`);
+    ac.abort();
+    assert.equal(await outcome, 'stopped', 'a graceful stop, not a lost lease');
+  });
+
   it('aborts reconciles still running at the graceful-shutdown deadline', async () => {
     const ns = await namespace('mgr-deadline');
     const mgr = new Manager({
@@ -178,6 +241,69 @@ describe('manager against the emulator', () => {
     ac.abort();
     await done;
     assert.match(reason ?? '', /graceful shutdown exceeded 100 ms/);
+  });
+
+  it('never releases the Lease while a runnable that ignores its stop signal still writes', async () => {
+    const ns = await namespace('mgr-stubborn');
+    const target = await client.create(kinds.ConfigMap, configMap('target', ns));
+    const mgr = new Manager({
+      name: 'stubborn',
+      kubeConfig: kubeConfigFrom(k.kubeconfigPath),
+      qps: 0,
+      namespace: ns,
+      gracefulShutdownTimeoutMs: 100,
+      leaderElection: {
+        leaseName: 'stubborn',
+        leaseNamespace: ns,
+        leaseDurationMs: 30_000,
+        renewDeadlineMs: 20_000,
+        retryPeriodMs: 200,
+      },
+    });
+    // Left-behind work: it sees neither its stop signal nor the hard stop, and writes on.
+    const writes: number[] = [];
+    let quit = false;
+    let loop: Promise<void> | undefined;
+    mgr.add({
+      name: 'stubborn-writer',
+      start: () => {
+        loop = (async () => {
+          for (let n = 0; !quit; n++) {
+            const cm = await client.patch(kinds.ConfigMap, objectKey(target), 'merge', {
+              data: { n: String(n) },
+            });
+            writes.push(Number(cm.metadata?.resourceVersion));
+            await sleep(20);
+          }
+        })();
+        return loop;
+      },
+    });
+    const ac = new AbortController();
+    const done = mgr.start(ac.signal);
+    const outcome = done.then(
+      () => 'stopped' as const,
+      (err: unknown) => err,
+    );
+    await eventually(() => writes.length >= 2, { what: 'the writer to write' });
+    ac.abort(new Error('SIGTERM'));
+    const ended = await outcome;
+    // The manager has given up on it; it still writes a few times before the test ends it.
+    const after = writes.length;
+    await eventually(() => writes.length >= after + 3, { what: 'writes after the manager returned' });
+    quit = true;
+    await loop;
+
+    const lease = await client.get(kinds.Lease, { namespace: ns, name: 'stubborn' });
+    const leaseRv = Number(lease.metadata?.resourceVersion);
+    if (lease.spec?.holderIdentity === '') {
+      const late = writes.filter((rv) => rv > leaseRv);
+      assert.deepEqual(late, [], 'no write after the Lease was released: a successor would have overlapped');
+    } else {
+      assert.equal(lease.spec?.holderIdentity, mgr.identity, 'left to expire, still naming us');
+    }
+    assert.ok(ShutdownIncompleteError.is(ended), `start rejects naming what did not stop: ${String(ended)}`);
+    assert.match(ended.message, /stubborn-writer/);
   });
 
   it('two managers: only the leader reconciles; a graceful stop hands over at once', async () => {

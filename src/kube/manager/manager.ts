@@ -9,8 +9,12 @@
  * Stopping (the `signal` of `start`, e.g. SIGTERM) is graceful: runnables stop taking work, those
  * in flight get until `gracefulShutdownTimeoutMs`, then their signals abort; only then is the
  * lease released, so a successor never overlaps with our last writes; then informers, Events and
- * the health server stop. Losing a lease is fail-stop: everything aborts at once and `start`
- * rejects with `LeaderElectionLostError`, and the process should exit (a new leader starts clean).
+ * the health server stop. A runnable still running after that (it ignored its signals) keeps the
+ * lease from being released — it expires instead — and `start` rejects with
+ * `ShutdownIncompleteError`: the process must exit to end that work. Losing a lease is fail-stop:
+ * everything aborts at once and `start` rejects with `LeaderElectionLostError`, and the process
+ * should exit (a new leader starts clean). Leader election runs on a client of its own, so the
+ * controllers' queued calls never delay a renewal.
  */
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
@@ -70,6 +74,19 @@ export interface ManagerOptions {
 interface Entry {
   runnable: Runnable;
   promise?: Promise<void>;
+  /** Its `start` has settled: it can write no more. */
+  done?: boolean;
+}
+
+/**
+ * `start` ended with runnables still running (they ignored even the hard stop). The lease was not
+ * released; the caller must end the process, or their writes go on past the lease's expiry.
+ */
+export class ShutdownIncompleteError extends Error {
+  override readonly name = 'ShutdownIncompleteError';
+  static is(err: unknown): err is ShutdownIncompleteError {
+    return err instanceof Error && err.name === 'ShutdownIncompleteError';
+  }
 }
 
 const DEFAULT_GRACEFUL_SHUTDOWN_MS = 30_000;
@@ -89,6 +106,8 @@ export class Manager implements ControllerHost {
   healthUrl: string | undefined;
   private readonly opts: ManagerOptions;
   private readonly leaseConfig: LeaderElectionConfig | undefined;
+  /** Leader election's own client: its rate limiter never has the controllers' writes in front of a renewal. */
+  private readonly electionClient: KubeClient | undefined;
   private readonly runnables: Entry[] = [];
   private readonly names = new Set<string>();
   private started = false;
@@ -136,6 +155,9 @@ export class Manager implements ControllerHost {
         identity: `${hostname()}_${randomUUID()}`,
         ...opts.leaderElection,
       });
+      // As controller-runtime builds a separate client for leader election: a few hundred queued
+      // controller or Event calls would otherwise push a renewal past the renew deadline.
+      this.electionClient = this.api.fork({ userAgent: `${this.api.userAgent}/leader-election` });
     } else if (opts.leaderMigration) {
       throw new Error('leader migration needs leader election: set leaderElection');
     }
@@ -203,12 +225,17 @@ export class Manager implements ControllerHost {
 
     const informersDone = this.informers.start(informersStop.signal);
     const launch = (entries: Entry[], stop: AbortSignal) => {
+      // A lease won while stopping starts nothing.
+      if (stop.aborted) return;
       for (const e of entries) {
-        e.promise = e.runnable.start(stop, { hardStop: hardStop.signal }).catch((err: unknown) => {
-          const e2 = toError(err);
-          this.log.error({ err: e2, runnable: e.runnable.name }, 'runnable failed; stopping the manager');
-          fail(e2, false);
-        });
+        e.promise = e.runnable
+          .start(stop, { hardStop: hardStop.signal })
+          .catch((err: unknown) => {
+            const e2 = toError(err);
+            this.log.error({ err: e2, runnable: e.runnable.name }, 'runnable failed; stopping the manager');
+            fail(e2, false);
+          })
+          .finally(() => (e.done = true));
       }
     };
 
@@ -216,6 +243,7 @@ export class Manager implements ControllerHost {
     const leaderOnly = this.runnables.filter((e) => e.runnable.needLeaderElection !== false);
     launch(always, runnablesStop.signal);
 
+    const stillRunning = () => this.runnables.filter((e) => e.promise && !e.done).map((e) => e.runnable.name);
     const elections: Promise<void>[] = [];
     if (!this.leaseConfig) {
       launch(leaderOnly, runnablesStop.signal);
@@ -233,7 +261,7 @@ export class Manager implements ControllerHost {
       }
       const campaign = (id: string, config: LeaderElectionConfig, entries: Entry[], then?: () => void) => {
         const elector = new LeaderElector({
-          client: this.api,
+          client: this.electionClient ?? this.api,
           config,
           clock: this.clock,
           log: this.log,
@@ -248,13 +276,15 @@ export class Manager implements ControllerHost {
           },
         });
         elections.push(
-          elector.run(electionsStop.signal).then((outcome) => {
-            if (outcome === 'lost')
-              fail(
-                new LeaderElectionLostError(`leader election lost: lease ${elector.lock.describe()}`),
-                true,
-              );
-          }),
+          elector
+            .run(electionsStop.signal, { mayRelease: () => stillRunning().length === 0 })
+            .then((outcome) => {
+              if (outcome === 'lost')
+                fail(
+                  new LeaderElectionLostError(`leader election lost: lease ${elector.lock.describe()}`),
+                  true,
+                );
+            }),
         );
       };
       const migration = this.opts.leaderMigration;
@@ -298,7 +328,16 @@ export class Manager implements ControllerHost {
     ]);
     cancelGrace();
     cancelDeadline();
-    // 2. Only now hand the lease over: our controllers have stopped writing.
+    // 2. Only now hand the lease over, and only if nothing of ours can still write: a runnable
+    // that ignored even the hard stop keeps the lease from being released (it expires on its
+    // own), and the process must exit so that its writes end before a successor's begin.
+    const stuck = stillRunning();
+    if (stuck.length > 0) {
+      this.log.error(
+        { runnables: stuck, graceMs: HARD_STOP_GRACE_MS },
+        'runnables still running after the hard stop; the lease is left to expire, not released',
+      );
+    }
     electionsStop.abort(new Error('manager stopped'));
     await Promise.all(elections);
     // 3. Then the rest.
@@ -308,8 +347,14 @@ export class Manager implements ControllerHost {
     await informersDone;
     await health?.close();
     if (!this.opts.client) await this.api.close();
+    await this.electionClient?.close();
     this.log.info('stopped');
     if (this.fatal) throw this.fatal;
+    if (stuck.length > 0) {
+      throw new ShutdownIncompleteError(
+        `runnables did not stop within ${deadlineMs} ms plus ${HARD_STOP_GRACE_MS} ms after their hard stop: ${stuck.join(', ')}; exit the process to end them`,
+      );
+    }
   }
 
   /** Waits for `p`, at most `ms` (its timer never outlives the wait). */

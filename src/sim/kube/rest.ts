@@ -513,7 +513,11 @@ export class Rest {
   }
 
   private validateCreate(def: ResourceDef, ctx: StrategyContext, obj: Obj): void {
-    const errs = [...validateObjectMeta(obj, def), ...(def.strategy.validate?.(ctx, obj) ?? [])];
+    const errs = [
+      ...validateObjectMeta(obj, def),
+      ...(def.strategy.validate?.(ctx, obj) ?? []),
+      ...(def.strategy.validateCreate?.(ctx, obj) ?? []),
+    ];
     if (errs.length) throw this.invalid(def, nameOf(obj) || asString(metaOf(obj).generateName) || '', errs);
   }
 

@@ -52,6 +52,8 @@ export interface Strategy {
   /** Status-subresource update: start from old, take the new status (and what else the kind allows). */
   prepareForStatusUpdate?(ctx: StrategyContext, obj: Obj, old: Obj): void;
   validate?(ctx: StrategyContext, obj: Obj): FieldError[];
+  /** Checks on create only (events.k8s.io/v1's strict rules for new Events). */
+  validateCreate?(ctx: StrategyContext, obj: Obj): FieldError[];
   validateUpdate?(ctx: StrategyContext, obj: Obj, old: Obj): FieldError[];
   /** Allocation after validation (services); field errors reject the write. */
   allocate?(ctx: StrategyContext, obj: Obj, old: Obj | undefined): FieldError[];

@@ -660,22 +660,65 @@ export const eventsV1: ResourceDef = builtin({
   strategy: {
     allowCreateOnUpdate: true,
     validate(_ctx, obj) {
-      // events.k8s.io/v1 requires the structured fields core/v1 left optional (new-style events).
+      // The API server's legacy rules, on every write: a new-style Event (with an eventTime) names
+      // who reported it and why.
+      const errs: FieldError[] = [];
+      if (obj.eventTime) {
+        for (const [wire, stored] of [
+          ['reportingController', 'reportingComponent'],
+          ['reportingInstance', 'reportingInstance'],
+          ['action', 'action'],
+          ['reason', 'reason'],
+        ] as const) {
+          if (!asString(obj[stored])) errs.push(field.required(wire));
+        }
+      }
+      errs.push(...eventNamespaceErrors(obj, 'regarding'));
+      return errs;
+    },
+    validateCreate(_ctx, obj) {
+      // ValidateEventCreate's strict rules for events.k8s.io/v1: the structured fields are
+      // required and the core/v1 compatibility fields (deprecated* here) must be unset — so a
+      // recorder cannot fill lastTimestamp through this API; only core/v1 Events carry it.
       const errs: FieldError[] = [];
       if (!obj.eventTime) errs.push(field.required('eventTime'));
-      for (const [wire, stored] of [
-        ['reportingController', 'reportingComponent'],
-        ['reportingInstance', 'reportingInstance'],
-        ['action', 'action'],
-        ['reason', 'reason'],
-      ] as const) {
-        if (!asString(obj[stored])) errs.push(field.required(wire));
-      }
       const type = asString(obj.type);
       if (type !== 'Normal' && type !== 'Warning')
-        errs.push(field.invalid('type', type ?? '', 'has invalid value: must be Normal or Warning'));
-      errs.push(...eventNamespaceErrors(obj, 'regarding'));
+        errs.push(field.invalid('type', '', `has invalid value: ${type ?? ''}`));
+      for (const stored of ['firstTimestamp', 'lastTimestamp']) {
+        if (obj[stored]) errs.push(field.invalid(stored, '', 'needs to be unset'));
+      }
+      if (asNumber(obj.count)) errs.push(field.invalid('count', '', 'needs to be unset'));
+      const source = asObj(obj.source);
+      if (asString(source?.component) || asString(source?.host))
+        errs.push(field.invalid('source', '', 'needs to be unset'));
+      return errs;
+    },
+    validateUpdate(_ctx, obj, old) {
+      // ValidateEventUpdate for events.k8s.io/v1: only the series (and metadata) may change.
+      const errs: FieldError[] = [];
+      for (const stored of EVENT_IMMUTABLE) {
+        if (!deepEqual(obj[stored] ?? null, old[stored] ?? null))
+          errs.push(field.invalid(stored, obj[stored] ?? '', 'field is immutable'));
+      }
       return errs;
     },
   },
 });
+
+/** What an events.k8s.io/v1 update may not change (storage names). */
+const EVENT_IMMUTABLE = [
+  'involvedObject',
+  'reason',
+  'message',
+  'source',
+  'firstTimestamp',
+  'lastTimestamp',
+  'count',
+  'type',
+  'eventTime',
+  'action',
+  'related',
+  'reportingComponent',
+  'reportingInstance',
+];
