@@ -3,7 +3,6 @@
  * progress view, then either serve until Ctrl-C (the user looks around with kubectl and the
  * openstack CLI) or, with `once`, tear down, check for leaks and say whether everything held.
  */
-import { relative } from 'node:path';
 import type { Logger } from '../lib/log.ts';
 import { startControllers, type Controllers } from './controllers.ts';
 import { observer } from './observe.ts';
@@ -85,13 +84,10 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   }
 }
 
+/** Absolute paths: a command copied from here works from any directory. */
 function whereToLook(world: World, controllers: Controllers): string[] {
-  const rel = (p: string) => {
-    const r = relative(process.cwd(), p);
-    return r.startsWith('..') ? p : r;
-  };
-  const kubeconfig = rel(world.kube.kubeconfigPath);
-  const clouds = rel(world.sim.cloudsYamlPath);
+  const kubeconfig = world.kube.kubeconfigPath;
+  const clouds = world.sim.cloudsYamlPath;
   const running = [
     `ccm (${controllers.ccm.controllers.run.join(', ')})`,
     controllers.capo

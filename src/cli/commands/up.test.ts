@@ -4,9 +4,9 @@
  * issue asks the demo to show.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { capoKinds, crdFiles } from '../../capo/api/index.ts';
@@ -35,8 +35,10 @@ describe('shiftstack up', () => {
     );
     const code = await run.exited;
     assert.equal(code, 0, `${out}\n${run.errors()}`);
-    assert.match(out, /clouds\.yaml \.shiftstack\/openstack\/clouds\.yaml/);
-    assert.match(out, /kubeconfig \.shiftstack\/kube\/kubeconfig/);
+    // Absolute, so the commands printed work from any directory.
+    const files = join(await realpath(dir), '.shiftstack');
+    assert.ok(out.includes(`clouds.yaml ${join(files, 'openstack', 'clouds.yaml')} `), out);
+    assert.ok(out.includes(`kubeconfig ${join(files, 'kube', 'kubeconfig')}\n`), out);
     assert.match(
       out,
       /cluster capo-demo ready: network \S+ \(10\.6\.0\.0\/24\), router \S+, API endpoint [\d.]+:6443/,
@@ -69,7 +71,8 @@ describe('shiftstack up', () => {
       out,
     )?.[1];
     assert.ok(kubeconfig && clouds, out);
-    const api = testClient(join(cwd, kubeconfig));
+    assert.ok(isAbsolute(kubeconfig) && isAbsolute(clouds), out);
+    const api = testClient(kubeconfig);
     try {
       const nodes = (await api.list(kinds.Node)).items;
       assert.equal(nodes.length, 6);
@@ -96,7 +99,7 @@ describe('shiftstack up', () => {
       await api.close();
     }
     const entry = (
-      parseYaml(await readFile(join(cwd, clouds), 'utf8')) as {
+      parseYaml(await readFile(clouds, 'utf8')) as {
         clouds: Record<string, { auth: { auth_url: string } }>;
       }
     ).clouds['shiftstack-demo'];
