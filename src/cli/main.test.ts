@@ -1,9 +1,13 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
+import { mkdtemp, rm } from 'node:fs/promises';
+import { createServer, type AddressInfo } from 'node:net';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { main } from './main.ts';
+import { modulesLoadedBy, runCli } from './commands/testing/spawn.ts';
 import { VERSION } from './version.ts';
 
 const bin = join(import.meta.dirname, '../../bin/shiftstack.js');
@@ -40,6 +44,46 @@ describe('shiftstack CLI', () => {
     const bad = await run('--log-format', 'xml', 'up');
     assert.equal(bad.code, 2);
     assert.match(bad.err, /Allowed choices are json, text/);
+  });
+
+  it('loads only the command that runs: `ccm --help` loads no emulator, demo or other command', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shiftstack-modules-'));
+    try {
+      const { run, files } = await modulesLoadedBy(['ccm', '--help'], dir);
+      assert.equal(run.code, 0, run.err);
+      assert.match(run.out, /--cloud-config <file>/);
+      // Loaded, so the recording works.
+      assert.ok(files.includes('src/cli/main.ts') && files.includes('src/ccm/cmd.ts'), files.join('\n'));
+      const unwanted = files.filter((f) =>
+        /^src\/(sim|demo)\/|^src\/capo\/|\/testing\/|\.test\.ts$|^src\/cli\/commands\/(up|sim|capo|openstack)/.test(
+          f,
+        ),
+      );
+      assert.deepEqual(unwanted, []);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+
+  it('an expected failure is one ERROR line naming the command; its stack only at --log-level debug', async () => {
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, '127.0.0.1', resolve));
+    const port = String((taken.address() as AddressInfo).port);
+    try {
+      const plain = await runCli(['sim', 'openstack', '--port', port]);
+      assert.equal(plain.code, 1, plain.err);
+      const lines = plain.err.trimEnd().split('\n');
+      assert.equal(lines.length, 1, plain.err);
+      assert.match(
+        lines[0]!,
+        /ERROR: shiftstack sim openstack failed: listen EADDRINUSE: address already in use/,
+      );
+      const debug = await runCli(['--log-level', 'debug', 'sim', 'openstack', '--port', port]);
+      assert.equal(debug.code, 1, debug.err);
+      assert.match(debug.err, /^\s+at /m);
+    } finally {
+      taken.close();
+    }
   });
 
   it('runs as an executable through bin/shiftstack.js', async () => {

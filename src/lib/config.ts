@@ -41,6 +41,14 @@ export class ConfigError extends Error {
   }
 }
 
+/**
+ * An input on the command line the user must fix (a flag's value, a missing flag): the CLI prints
+ * the message, which names the flag and the fix, and exits 2.
+ */
+export class UsageError extends Error {
+  override readonly name: string = 'UsageError';
+}
+
 export function formatProblem(p: ConfigProblem): string {
   const where = p.key ? `${p.file}: key "${p.key}"` : p.file;
   const value = p.value === undefined ? '' : ` (value ${JSON.stringify(p.value)})`;

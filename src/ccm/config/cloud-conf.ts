@@ -42,6 +42,20 @@ export async function loadCcmConfig(
   return ccmConfigFromGcfg(document, ctx, options);
 }
 
+/**
+ * The file checked before the CCM starts, without the cluster: the whole config, or `undefined`
+ * when `[Global] secret-name` names a Secret, which may complete or override any of it and is read
+ * (and the result validated) when the CCM starts.
+ */
+export async function checkCcmConfigFile(
+  path: string,
+  ctx: LoadContext = processContext(),
+): Promise<CcmConfig | undefined> {
+  const document = await readGcfgFile(resolve(ctx.cwd, path), ctx.signal);
+  if (secretRefOf(document, ctx.env)) return undefined;
+  return ccmConfigFromGcfg(document, ctx);
+}
+
 export async function ccmConfigFromGcfg(
   document: GcfgDocument,
   ctx: LoadContext,
