@@ -1,9 +1,10 @@
 import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { constants } from 'node:fs';
+import { access, mkdtemp, rm } from 'node:fs/promises';
 import { createServer, type AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { delimiter, join } from 'node:path';
 import { promisify } from 'node:util';
 import { describe, it } from 'node:test';
 import { main } from './main.ts';
@@ -86,8 +87,40 @@ describe('shiftstack CLI', () => {
     }
   });
 
+  it('run by a Node too old for it (as `npx --prefix <checkout>` does from elsewhere), hands over to the pinned Node', async (t) => {
+    const old = await olderNode();
+    if (!old) {
+      t.skip('no Node older than 22.18 on PATH outside node_modules');
+      return;
+    }
+    const { stdout } = await promisify(execFile)(old, [bin, '--version'], { cwd: tmpdir() });
+    assert.equal(stdout.trim(), VERSION);
+    // Exit codes come through: a usage error is still 2.
+    const bad = await promisify(execFile)(old, [bin, 'nope'], { cwd: tmpdir() }).catch(
+      (e: { code?: number }) => e,
+    );
+    assert.equal((bad as { code?: number }).code, 2);
+  });
+
   it('runs as an executable through bin/shiftstack.js', async () => {
     const { stdout } = await promisify(execFile)(process.execPath, [bin, '--version']);
     assert.equal(stdout.trim(), VERSION);
   });
 });
+
+/** A `node` on PATH, outside any node_modules, older than this package needs (the system's, often). */
+async function olderNode(): Promise<string | undefined> {
+  for (const dir of (process.env.PATH ?? '').split(delimiter)) {
+    if (dir === '' || dir.includes('node_modules')) continue;
+    const candidate = join(dir, 'node');
+    try {
+      await access(candidate, constants.X_OK);
+      const { stdout } = await promisify(execFile)(candidate, ['-p', 'process.versions.node']);
+      const [major = 0, minor = 0] = stdout.trim().split('.').map(Number);
+      if (major < 22 || (major === 22 && minor < 18)) return candidate;
+    } catch {
+      // not there, or not runnable
+    }
+  }
+  return undefined;
+}
