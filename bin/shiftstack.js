@@ -3,11 +3,31 @@
 // which needs Node >= 22.18; npm and npx put the project's pinned Node 24 first on PATH.
 const [major, minor] = process.versions.node.split('.').map(Number);
 if (major < 22 || (major === 22 && minor < 18)) {
-  console.error(
-    `shiftstack needs Node.js >= 22.18 (24 LTS recommended); this is ${process.version}.\n` +
-      'Fix: run it through npm so the pinned Node 24 is used: `npm ci` once, then `npx shiftstack ...` or `npm start`.',
-  );
-  process.exit(1);
+  // `npx --prefix <checkout> shiftstack` from another directory runs this with the system's Node:
+  // hand over to the Node pinned in the checkout when there is one.
+  const { existsSync } = await import('node:fs');
+  const { fileURLToPath } = await import('node:url');
+  const pinned = fileURLToPath(new URL('../node_modules/node/bin/node', import.meta.url));
+  if (!existsSync(pinned)) {
+    console.error(
+      `shiftstack needs Node.js >= 22.18 (24 LTS recommended); this is ${process.version}.\n` +
+        'Fix: run it through npm so the pinned Node 24 is used: `npm ci` once, then `npx shiftstack ...` or `npm start`.',
+    );
+    process.exit(1);
+  }
+  const { spawn } = await import('node:child_process');
+  const child = spawn(pinned, [fileURLToPath(import.meta.url), ...process.argv.slice(2)], {
+    stdio: 'inherit',
+  });
+  // Ctrl-C reaches both processes from the terminal; a signal sent to this one alone is passed on.
+  process.on('SIGINT', () => {});
+  for (const signal of ['SIGTERM', 'SIGHUP']) process.on(signal, () => child.kill(signal));
+  const [code, signal] = await new Promise((resolve) => child.once('exit', (c, s) => resolve([c, s])));
+  if (signal) {
+    process.removeAllListeners(signal);
+    process.kill(process.pid, signal);
+  }
+  process.exit(code ?? 1);
 }
 const { main } = await import('../src/cli/main.ts');
 const code = await main(process.argv);

@@ -36,6 +36,19 @@ export const SIM_WIRING: readonly string[] = [
   'src/demo/',
 ];
 
+/**
+ * What the binary loads for a production command: the CLI entry (its static imports; it imports a
+ * command's module only when that command runs) and each production command's module with all it
+ * imports, dynamic imports included. None of it may reach the emulators, the demo or test code, so
+ * `shiftstack ccm` in a cluster runs no emulator code and loads none.
+ */
+export const CLI_ENTRY = 'src/cli/main.ts';
+export const PRODUCTION_COMMANDS: readonly string[] = [
+  'src/cli/commands/ccm.ts',
+  'src/cli/commands/capo.ts',
+  'src/cli/commands/openstack.ts',
+];
+
 export interface Violation {
   file: string;
   line: number;
@@ -85,12 +98,83 @@ export async function checkArchitecture(root: string): Promise<Violation[]> {
       });
     }
   }
+  return [...violations, ...(await checkProductionReach(root))];
+}
+
+/** What a production command must never load: the emulators, the demo and its wiring, tests. */
+function notForProduction(rel: string): string | undefined {
+  if (rel.startsWith('src/sim/')) return 'the emulators (src/sim)';
+  if (rel.startsWith('src/demo/')) return 'the demo (src/demo)';
+  if (SIM_WIRING.includes(rel)) return 'the demo wiring';
+  if (isTestFile(rel) || rel.startsWith('test/') || rel.startsWith('bench/')) return 'test code';
+  return undefined;
+}
+
+/**
+ * Walks the imports that run (not `import type`) from the CLI entry and from each production
+ * command; a module listed by notForProduction that they reach is a violation, reported at the
+ * import that reaches it with the chain from the start.
+ */
+async function checkProductionReach(root: string): Promise<Violation[]> {
+  const exists = async (rel: string) =>
+    readFile(join(root, rel), 'utf8').then(
+      (text) => text,
+      () => undefined,
+    );
+  // A tree without the CLI (the checker's own test trees) has nothing to walk.
+  if ((await exists(CLI_ENTRY)) === undefined) return [];
+  const violations: Violation[] = [];
+  const starts = [
+    { start: CLI_ENTRY, followDynamicAtStart: false },
+    ...PRODUCTION_COMMANDS.map((start) => ({ start, followDynamicAtStart: true })),
+  ];
+  for (const { start, followDynamicAtStart } of starts) {
+    if ((await exists(start)) === undefined) {
+      violations.push({
+        file: start,
+        line: 1,
+        specifier: '',
+        message:
+          'a production command module that does not exist: update PRODUCTION_COMMANDS in scripts/architecture.ts',
+      });
+      continue;
+    }
+    const via = new Map<string, string[]>([[start, [start]]]);
+    const queue = [start];
+    while (queue.length > 0) {
+      const rel = queue.shift()!;
+      const text = await exists(rel);
+      if (text === undefined) continue;
+      for (const imp of findImports(join(root, rel), text)) {
+        if (imp.typeOnly || !imp.specifier.startsWith('.')) continue;
+        // The entry imports each command's module only when that command runs.
+        if (rel === start && !followDynamicAtStart && imp.dynamic) continue;
+        const target = toPosix(relative(root, resolve(dirname(join(root, rel)), imp.specifier)));
+        if (via.has(target)) continue;
+        const chain = [...via.get(rel)!, target];
+        via.set(target, chain);
+        const what = notForProduction(target);
+        if (what) {
+          violations.push({
+            file: rel,
+            line: imp.line,
+            specifier: imp.specifier,
+            message: `${start} reaches ${what}: ${chain.join(' → ')}; import it only where the demo or a test runs, or lazily in a command that is not production`,
+          });
+          continue;
+        }
+        queue.push(target);
+      }
+    }
+  }
   return violations;
 }
 
 interface FoundImport {
   specifier: string;
   typeOnly: boolean;
+  /** An `import()` call: runs when the code reaches it, not when the module loads. */
+  dynamic: boolean;
   line: number;
 }
 
@@ -98,10 +182,10 @@ interface FoundImport {
 export function findImports(fileName: string, text: string): FoundImport[] {
   const source = ts.createSourceFile(fileName, text, ts.ScriptTarget.Latest, true);
   const found: FoundImport[] = [];
-  const add = (literal: ts.Node, typeOnly: boolean) => {
+  const add = (literal: ts.Node, typeOnly: boolean, dynamic = false) => {
     if (!ts.isStringLiteralLike(literal)) return;
     const line = source.getLineAndCharacterOfPosition(literal.getStart(source)).line + 1;
-    found.push({ specifier: literal.text, typeOnly, line });
+    found.push({ specifier: literal.text, typeOnly, dynamic, line });
   };
   const visit = (node: ts.Node) => {
     if (ts.isImportDeclaration(node)) {
@@ -119,7 +203,7 @@ export function findImports(fileName: string, text: string): FoundImport[] {
       add(node.moduleSpecifier, node.isTypeOnly);
     } else if (ts.isCallExpression(node) && node.expression.kind === ts.SyntaxKind.ImportKeyword) {
       const arg = node.arguments[0];
-      if (arg) add(arg, false);
+      if (arg) add(arg, false, true);
     } else if (ts.isImportTypeNode(node) && ts.isLiteralTypeNode(node.argument)) {
       add(node.argument.literal, true);
     }

@@ -64,6 +64,62 @@ describe('dependency rule', () => {
     assert.deepEqual(files, ['src/ccm/cloud.ts', 'src/cli/commands/version.ts']);
   });
 
+  it('catches a production command that reaches the emulators, the demo or tests through imports the layer rule allows', async () => {
+    const root = await tree({
+      // The entry imports each command lazily: allowed.
+      'src/cli/main.ts':
+        "export const commands = [() => import('./commands/up.ts'), () => import('./commands/ccm.ts'), () => import('./commands/capo.ts'), () => import('./commands/openstack.ts')];\n",
+      'src/cli/commands/up.ts':
+        "import { start } from '../../sim/kube/start.ts';\nexport const up = start;\n",
+      'src/cli/commands/ccm.ts': "import { parsePort } from './helpers.ts';\nexport const ccm = parsePort;\n",
+      'src/cli/commands/helpers.ts': "export { up as parsePort } from './up.ts';\n",
+      'src/cli/commands/capo.ts':
+        "export const capo = async () => (await import('../../demo/run.ts')).run;\n",
+      'src/cli/commands/openstack.ts':
+        "import type { Fixture } from '../../lib/testing/fixture.ts';\nimport { redact } from '../../lib/redact.ts';\nexport const os = (f: Fixture) => redact(f);\n",
+      'src/lib/redact.ts': 'export const redact = (x: unknown) => x;\n',
+      'src/lib/testing/fixture.ts': 'export type Fixture = string;\n',
+      'src/demo/run.ts': "export { start as run } from '../sim/kube/start.ts';\n",
+      'src/sim/kube/start.ts': 'export const start = 1;\n',
+    });
+    roots.push(root);
+    const violations = await checkArchitecture(root);
+    assert.deepEqual(
+      violations.map((v) => [v.file, v.line, v.specifier]),
+      [
+        ['src/cli/commands/helpers.ts', 1, './up.ts'],
+        ['src/cli/commands/capo.ts', 1, '../../demo/run.ts'],
+      ],
+    );
+    assert.match(
+      violations[0]!.message,
+      /^src\/cli\/commands\/ccm\.ts reaches the demo wiring: src\/cli\/commands\/ccm\.ts → src\/cli\/commands\/helpers\.ts → src\/cli\/commands\/up\.ts;/,
+    );
+    assert.match(violations[1]!.message, /^src\/cli\/commands\/capo\.ts reaches the demo \(src\/demo\)/);
+  });
+
+  it('lets the CLI entry load a demo command only lazily, and names a production command module that is gone', async () => {
+    const root = await tree({
+      'src/cli/main.ts': "import { up } from './commands/up.ts';\nexport const commands = [up];\n",
+      'src/cli/commands/up.ts':
+        "import { start } from '../../sim/kube/start.ts';\nexport const up = start;\n",
+      'src/cli/commands/ccm.ts': 'export {};\n',
+      'src/cli/commands/capo.ts': 'export {};\n',
+      'src/sim/kube/start.ts': 'export const start = 1;\n',
+    });
+    roots.push(root);
+    const violations = await checkArchitecture(root);
+    assert.deepEqual(
+      violations.map((v) => [v.file, v.specifier]),
+      [
+        ['src/cli/main.ts', './commands/up.ts'],
+        ['src/cli/commands/openstack.ts', ''],
+      ],
+    );
+    assert.match(violations[0]!.message, /^src\/cli\/main\.ts reaches the demo wiring/);
+    assert.match(violations[1]!.message, /update PRODUCTION_COMMANDS/);
+  });
+
   it('lets the emulators import client types but not client code', async () => {
     const root = await tree({
       'src/sim/a.ts': "import type { Port } from '../openstack/types.ts';\nexport type P = Port;\n",

@@ -6,12 +6,12 @@
  * src/cli/commands/capo.ts reads the flags.
  */
 import { readFileSync } from 'node:fs';
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { UsageError } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
-import { Manager } from '../kube/index.ts';
+import { loadKubeConfig, Manager } from '../kube/index.ts';
 import type { OpenStackClientOptions } from '../openstack/client.ts';
-import { parseGoDuration } from '../openstack/config/duration.ts';
 import { registerClusterAPICoreControllers } from './controllers/capi-core.ts';
 import {
   registerOpenStackClusterController,
@@ -35,7 +35,7 @@ import { ScopeCache } from './identity.ts';
 export const CAPO_LEASE_NAME = 'controller-leader-election-capo';
 
 /** A flag value the user must fix; the CLI exits 2 with the message. */
-export class CapoUsageError extends Error {
+export class CapoUsageError extends UsageError {
   override readonly name = 'CapoUsageError';
 }
 
@@ -86,17 +86,6 @@ export const CAPO_DEFAULTS: Omit<CapoOptions, 'kubeconfig' | 'leaseNamespace'> =
   health: { host: '', port: 9440 },
   actAsClusterAPICore: false,
 };
-
-/** A Go duration flag (`15s`, `10m0s`) in milliseconds. */
-export function durationFlag(flag: string, text: string): number {
-  const ms = parseGoDuration(text);
-  if (ms === undefined || ms < 0) {
-    throw new CapoUsageError(
-      `${flag}: "${text}" is not a duration; write it as Go does, e.g. 15s, 10m0s, 500ms`,
-    );
-  }
-  return ms;
-}
 
 /**
  * A Go listen address (`:9440`, `127.0.0.1:9440`, `[::1]:9440`); `0` or empty turns the server
@@ -244,12 +233,4 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
       }
     },
   };
-}
-
-/** `--kubeconfig`, else client-node's default chain: KUBECONFIG, ~/.kube/config, in-cluster. */
-function loadKubeConfig(file: string | undefined): KubeConfig {
-  const kc = new KubeConfig();
-  if (file) kc.loadFromFile(file);
-  else kc.loadFromDefault();
-  return kc;
 }

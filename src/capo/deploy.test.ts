@@ -141,14 +141,17 @@ describe('deploy/capo manifests', () => {
     const args = c.args ?? [];
     assert.equal(args[0], 'capo');
     assert.ok(args.includes('--leader-elect'));
-    const program = buildProgram({
-      out: () => {},
-      err: () => {},
-      log: () => {
-        throw new Error('unused');
+    const program = await buildProgram(
+      {
+        out: () => {},
+        err: () => {},
+        log: () => {
+          throw new Error('unused');
+        },
+        signal: new AbortController().signal,
       },
-      signal: new AbortController().signal,
-    });
+      ['node', 'shiftstack', 'capo'],
+    );
     const capo = program.commands.find((cmd) => cmd.name() === 'capo')!;
     const known = new Set(capo.options.map((o) => o.long));
     for (const arg of args.slice(1)) {

@@ -3,11 +3,11 @@
  * built so far. The flags keep upstream's names and defaults (k8s.io/cloud-provider options);
  * this module turns them into one OpenStack client, one Manager and the selected controllers.
  */
-import { KubeConfig } from '@kubernetes/client-node';
+import type { KubeConfig } from '@kubernetes/client-node';
+import { UsageError } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
-import { Manager } from '../kube/index.ts';
-import { parseGoDuration } from '../openstack/config/duration.ts';
+import { loadKubeConfig, Manager } from '../kube/index.ts';
 import type { LoadContext } from '../openstack/config/types.ts';
 import { CcmConfigSource, rotatingClient, type OpenStackApi } from './secret-config.ts';
 import type { CcmConfig } from './config/types.ts';
@@ -52,7 +52,7 @@ const DEFAULT_ON: readonly ControllerName[] = [
 ];
 
 /** A flag value the user must fix; the CLI exits 2 with the message. */
-export class CcmUsageError extends Error {
+export class CcmUsageError extends UsageError {
   override readonly name = 'CcmUsageError';
 }
 
@@ -149,17 +149,6 @@ export function selectControllers(list: readonly string[]): ControllerSelection 
   };
 }
 
-/** A Go duration flag (`5s`, `5m0s`) in milliseconds. */
-export function durationFlag(flag: string, text: string): number {
-  const ms = parseGoDuration(text);
-  if (ms === undefined || ms < 0) {
-    throw new CcmUsageError(
-      `${flag}: "${text}" is not a duration; write it as Go does, e.g. 15s, 5m0s, 500ms`,
-    );
-  }
-  return ms;
-}
-
 export interface CcmDeps {
   log: Logger;
   /** Where cloud.conf paths resolve and OS_CCM_REGIONAL is read; the process by default. */
@@ -188,7 +177,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
     log.warn({ controllers: controllers.notBuilt }, 'not built yet in shiftstack, so not running');
   }
   // A malformed --cluster-cidr is a usage error before anything connects.
-  const clusterCidrs = opts.clusterCidr ? clusterCidrFlag(opts.clusterCidr) : undefined;
+  if (opts.clusterCidr) clusterCidrFlag(opts.clusterCidr);
 
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const registry = deps.registry ?? createRegistry();
@@ -232,7 +221,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   for (const w of config.warnings) log.warn(w);
   let route: RouteSetup | undefined;
   try {
-    route = routeSetup(opts, config, controllers, clusterCidrs, log);
+    route = routeSetup(opts, config, controllers, log);
   } catch (err) {
     await openstack.close();
     await manager.api.close();
@@ -289,7 +278,8 @@ interface RouteSetup {
   periodMs: number;
 }
 
-function clusterCidrFlag(text: string): Cidr[] {
+/** `--cluster-cidr` parsed; a CcmUsageError naming what is wrong otherwise. */
+export function clusterCidrFlag(text: string): Cidr[] {
   try {
     return parseClusterCidrs(text);
   } catch (err) {
@@ -299,39 +289,32 @@ function clusterCidrFlag(text: string): Cidr[] {
 
 /**
  * upstream startRouteController: off with `--configure-cloud-routes=false`, off without a router
- * (OCCM's Routes() is false), and a startup error without `--cluster-cidr`.
+ * (OCCM's Routes() is false), and a startup error (CcmUsageError) without `--cluster-cidr`. The CLI
+ * calls it without a logger to check its inputs before anything starts.
  */
-function routeSetup(
+export function routeSetup(
   opts: CcmOptions,
-  config: CcmConfig,
+  config: Pick<CcmConfig, 'route'>,
   controllers: ControllerSelection,
-  clusterCidrs: Cidr[] | undefined,
-  log: Logger,
+  log?: Logger,
 ): RouteSetup | undefined {
   if (!controllers.run.includes(ROUTE_CONTROLLER)) return undefined;
   // Named on its own (not only through "*"): not running it deserves a warning.
   const named = opts.controllers.some((c) => c.trim() === ROUTE_CONTROLLER);
   if (!(opts.configureCloudRoutes ?? true)) {
-    log.info('--configure-cloud-routes=false: the route controller does not run');
+    log?.info('--configure-cloud-routes=false: the route controller does not run');
     return undefined;
   }
   const routerId = config.route.routerId;
   if (!routerId) {
-    if (named) log.warn('[Route] router-id is not set: the route controller does not run');
+    if (named) log?.warn('[Route] router-id is not set: the route controller does not run');
     return undefined;
   }
+  const clusterCidrs = opts.clusterCidr ? clusterCidrFlag(opts.clusterCidr) : undefined;
   if (!clusterCidrs) {
     throw new CcmUsageError(
       "--cluster-cidr is required by the route controller ([Route] router-id is set): give the pods' CIDR (e.g. 10.244.0.0/16), or --configure-cloud-routes=false",
     );
   }
   return { routerId, clusterCidrs, periodMs: opts.routeReconciliationPeriodMs ?? 10_000 };
-}
-
-/** `--kubeconfig`, else client-node's default chain: KUBECONFIG, ~/.kube/config, in-cluster. */
-function loadKubeConfig(file: string | undefined): KubeConfig {
-  const kc = new KubeConfig();
-  if (file) kc.loadFromFile(file);
-  else kc.loadFromDefault();
-  return kc;
 }

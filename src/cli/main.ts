@@ -1,5 +1,5 @@
-import { Command, CommanderError, Option } from 'commander';
-import { ConfigError } from '../lib/config.ts';
+import { Command, CommanderError, InvalidArgumentError, Option } from 'commander';
+import { ConfigError, formatProblem, UsageError } from '../lib/config.ts';
 import {
   configureRootLogger,
   LOG_FORMATS,
@@ -8,12 +8,8 @@ import {
   type LogFormat,
   type LogLevel,
 } from '../lib/log.ts';
-import { registerCapo } from './commands/capo.ts';
-import { registerCcm } from './commands/ccm.ts';
-import { registerOpenstack } from './commands/openstack.ts';
-import { registerSim } from './commands/sim.ts';
-import { registerUp } from './commands/up.ts';
 import { ExitCodeError, type CliContext } from './context.ts';
+import { InputError } from './inputs.ts';
 import { VERSION } from './version.ts';
 
 export interface MainOptions {
@@ -25,7 +21,54 @@ export interface MainOptions {
 /** Exit code for a usage or configuration error (as sysexits' EX_USAGE/EX_CONFIG intend: the user can fix it). */
 export const EXIT_USAGE = 2;
 
-export function buildProgram(ctx: CliContext): Command {
+type Configure = (command: Command, ctx: CliContext) => void;
+
+/**
+ * The subcommands: what `shiftstack --help` says of each, and the module that defines its flags and
+ * action, imported only when that command runs (or shows its help). So `shiftstack ccm` loads the
+ * ccm and what it uses, never the emulators the demo commands start (scripts/architecture.ts
+ * checks what each production command can reach).
+ */
+const COMMANDS: readonly { name: string; description: string; load: () => Promise<Configure> }[] = [
+  {
+    name: 'up',
+    description:
+      'run the whole system on the emulators: a Cluster API cluster, its Nodes and a LoadBalancer Service (what `npm start` runs)',
+    load: async () => (await import('./commands/up.ts')).configureUp,
+  },
+  {
+    name: 'sim',
+    description: 'run the emulators of the OpenStack and Kubernetes APIs on loopback',
+    load: async () => (await import('./commands/sim.ts')).configureSim,
+  },
+  {
+    name: 'openstack',
+    description: 'check an OpenStack cloud config: who it authenticates as, its endpoints and token',
+    load: async () => (await import('./commands/openstack.ts')).configureOpenstack,
+  },
+  {
+    name: 'ccm',
+    description:
+      'the OpenStack cloud controller manager, a drop-in for openstack-cloud-controller-manager: cloud-node, cloud-node-lifecycle, service and route controllers',
+    load: async () => (await import('./commands/ccm.ts')).configureCcm,
+  },
+  {
+    name: 'capo',
+    description:
+      'the Cluster API provider for OpenStack, a drop-in for cluster-api-provider-openstack v0.14: OpenStackCluster, OpenStackMachine, OpenStackServer controllers',
+    load: async () => (await import('./commands/capo.ts')).configureCapo,
+  },
+];
+
+/**
+ * The program for `argv`: every command named with its description, and the one argv asks for
+ * (`help <name>` included) defined in full. `onCommand` hears the command path that runs.
+ */
+export async function buildProgram(
+  ctx: CliContext,
+  argv: readonly string[],
+  onCommand: (path: string) => void = () => {},
+): Promise<Command> {
   const program = new Command('shiftstack')
     .description(
       'Kubernetes and OpenShift on OpenStack: cloud controller manager, Cluster API provider and emulators',
@@ -40,17 +83,36 @@ export function buildProgram(ctx: CliContext): Command {
     })
     .exitOverride();
 
-  program.hook('preAction', (thisCommand) => {
+  program.hook('preAction', (thisCommand, actionCommand) => {
     const opts = thisCommand.optsWithGlobals<{ logLevel: LogLevel; logFormat: LogFormat }>();
     configureRootLogger({ level: opts.logLevel, format: opts.logFormat });
+    const path: string[] = [];
+    for (let c: Command | null = actionCommand; c; c = c.parent) path.unshift(c.name());
+    onCommand(path.join(' '));
   });
 
-  registerUp(program, ctx);
-  registerSim(program, ctx);
-  registerOpenstack(program, ctx);
-  registerCcm(program, ctx);
-  registerCapo(program, ctx);
+  const wanted = requestedCommand(program, argv.slice(2));
+  for (const c of COMMANDS) {
+    const command = program.command(c.name).description(c.description);
+    if (c.name === wanted) (await c.load())(command, ctx);
+  }
   return program;
+}
+
+/**
+ * The subcommand `args` (argv without node and the script) ask for, read with the program's own
+ * options so that a global option's value is not taken for it.
+ */
+function requestedCommand(program: Command, args: readonly string[]): string | undefined {
+  for (let i = 0; i < args.length; i++) {
+    const arg = args[i]!;
+    if (arg === '--') return args[i + 1];
+    if (!arg.startsWith('-')) return arg === 'help' ? args[i + 1] : arg;
+    const flag = arg.replace(/=.*$/, '');
+    const option = program.options.find((o) => o.long === flag || o.short === flag);
+    if (option?.required && !arg.includes('=')) i++;
+  }
+  return undefined;
 }
 
 /** Runs the CLI and returns the process exit code; never calls process.exit so it can run inside tests. */
@@ -68,23 +130,76 @@ export async function main(argv: string[], options: MainOptions = {}): Promise<n
     log: rootLogger,
     signal,
   };
+  let running = 'shiftstack';
   try {
-    await buildProgram(ctx).parseAsync(argv);
+    const program = await buildProgram(ctx, argv, (path) => (running = path));
+    await program.parseAsync(argv);
     return 0;
   } catch (err) {
+    if (err instanceof InvalidArgumentError) {
+      // Thrown by our code outside commander's parsing, so not printed yet.
+      ctx.err(`shiftstack: ${err.message}`);
+      return EXIT_USAGE;
+    }
     if (err instanceof CommanderError) {
       // --help and --version exit through here with code 0.
       return err.exitCode === 0 ? 0 : EXIT_USAGE;
     }
     if (err instanceof ExitCodeError) return err.code;
-    if (ConfigError.is(err)) {
-      ctx.err(`shiftstack: invalid configuration:\n${err.message}`);
+    if (err instanceof InputError) {
+      report(ctx, `${err.command}: not started; fix these inputs:`, err.problems, err.warnings);
       return EXIT_USAGE;
     }
-    rootLogger().error({ err }, 'shiftstack failed');
+    if (ConfigError.is(err)) {
+      report(ctx, 'shiftstack: invalid configuration:', err.problems.map(formatProblem), err.warnings);
+      return EXIT_USAGE;
+    }
+    if (err instanceof UsageError) {
+      ctx.err(`shiftstack: ${err.message}`);
+      return EXIT_USAGE;
+    }
+    logFailure(running, err);
     return 1;
   } finally {
     process.off('SIGINT', stop);
     process.off('SIGTERM', stop);
   }
+}
+
+/** One line per problem under a heading, then the warnings that may explain them. */
+function report(ctx: CliContext, heading: string, problems: readonly string[], warnings: readonly string[]) {
+  ctx.err(heading);
+  for (const p of problems) ctx.err(p);
+  for (const w of warnings) ctx.err(`warning: ${w}`);
+}
+
+/** Errors a bug throws; anything else is a failure the message explains (lost lease, refused connection). */
+const BUGS = [TypeError, ReferenceError, RangeError, SyntaxError, EvalError, URIError];
+
+/**
+ * An expected failure is one ERROR line with its message and causes; the stack only at debug,
+ * where someone chasing it looks. A bug keeps its stack at ERROR.
+ */
+function logFailure(command: string, err: unknown): void {
+  const log = rootLogger();
+  if (!(err instanceof Error) || BUGS.some((b) => err.constructor === b)) {
+    log.error(
+      { err },
+      `${command} failed with an unexpected error (a bug: please report it with this stack)`,
+    );
+    return;
+  }
+  log.error(`${command} failed: ${messageChain(err)}`);
+  log.debug({ err }, `${command} failed (stack)`);
+}
+
+/** `message: cause's message: …`, each once. */
+export function messageChain(err: Error): string {
+  const parts: string[] = [];
+  let cur: unknown = err;
+  for (let depth = 0; cur instanceof Error && depth < 5; depth++, cur = cur.cause) {
+    const message = cur.message;
+    if (!parts.some((p) => p.includes(message))) parts.push(message);
+  }
+  return parts.join(': ');
 }

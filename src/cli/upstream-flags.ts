@@ -7,6 +7,8 @@
  * value asks for what shiftstack does anyway (`harmless`).
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
+import { UsageError } from '../lib/config.ts';
+import { parseGoDuration } from '../openstack/config/duration.ts';
 
 /** A default duration as Go prints it in `--help` (`15s`). */
 export const seconds = (ms: number) => `${ms / 1000}s`;
@@ -17,6 +19,17 @@ export function goBool(value: string | boolean): boolean {
   if (['1', 't', 'T', 'true', 'TRUE', 'True'].includes(value)) return true;
   if (['0', 'f', 'F', 'false', 'FALSE', 'False'].includes(value)) return false;
   throw new InvalidArgumentError('write true or false');
+}
+
+/** A Go duration flag (`5s`, `5m0s`) in milliseconds; a UsageError naming the flag otherwise. */
+export function durationFlag(flag: string, text: string): number {
+  const ms = parseGoDuration(text);
+  if (ms === undefined || ms < 0) {
+    throw new UsageError(
+      `${flag}: "${text}" is not a duration. Fix: write it as Go does, e.g. 15s, 5m0s, 500ms`,
+    );
+  }
+  return ms;
 }
 
 export function intFlag(min: number): (value: string) => number {
@@ -117,7 +130,11 @@ export function compatWarnings<F>(
   for (const f of compat) {
     const raw = givenValue(cmd, f.name);
     if (raw === undefined) continue;
-    const values = Array.isArray(raw) ? raw : [raw];
+    // A value its parser refused is an object here, reported as a problem by the command.
+    const values = (Array.isArray(raw) ? raw : [raw]).filter(
+      (x) => typeof x === 'string' || typeof x === 'boolean',
+    );
+    if (values.length === 0) continue;
     if (f.harmless && values.every((x) => f.harmless!(x, flags))) continue;
     // `-v=2` reaches commander as the value "=2".
     const shown = values

@@ -3,7 +3,6 @@
  * progress view, then either serve until Ctrl-C (the user looks around with kubectl and the
  * openstack CLI) or, with `once`, tear down, check for leaks and say whether everything held.
  */
-import { relative } from 'node:path';
 import type { Logger } from '../lib/log.ts';
 import { startControllers, type Controllers } from './controllers.ts';
 import { observer } from './observe.ts';
@@ -65,6 +64,10 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     );
     for (const f of result.failures) say(`failed: ${f}`);
     const took = seconds(performance.now() - started);
+    if (result.interrupted !== undefined) {
+      say(interruptedText(result.interrupted, opts.once, took));
+      return 1;
+    }
     if (opts.once) {
       say(
         result.ok
@@ -77,6 +80,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
     for (const line of whereToLook(world, controllers).slice(3)) say(line);
     say(result.ok ? `the demo is up (${took}); serving until Ctrl-C` : 'serving what runs until Ctrl-C');
     await Promise.race([opts.untilStopped(), controllers.failed]);
+    say(`stopping the controllers and both emulators; ${GONE}`);
     return result.ok ? 0 : 1;
   } finally {
     progress.stop();
@@ -85,13 +89,18 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   }
 }
 
+const GONE = 'the emulated cloud and cluster live in this process and end with it';
+
+/** What happens after Ctrl-C in the middle of the scenario: nothing more runs, not even the teardown. */
+function interruptedText(step: string, once: boolean, took: string): string {
+  const skipped = once ? ' without the teardown and the leak check' : '';
+  return `interrupted during "${step}" (${took}): stopping the controllers and both emulators${skipped}; ${GONE}`;
+}
+
+/** Absolute paths: a command copied from here works from any directory. */
 function whereToLook(world: World, controllers: Controllers): string[] {
-  const rel = (p: string) => {
-    const r = relative(process.cwd(), p);
-    return r.startsWith('..') ? p : r;
-  };
-  const kubeconfig = rel(world.kube.kubeconfigPath);
-  const clouds = rel(world.sim.cloudsYamlPath);
+  const kubeconfig = world.kube.kubeconfigPath;
+  const clouds = world.sim.cloudsYamlPath;
   const running = [
     `ccm (${controllers.ccm.controllers.run.join(', ')})`,
     controllers.capo

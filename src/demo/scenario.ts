@@ -59,6 +59,8 @@ export interface ScenarioOptions {
 export interface ScenarioResult {
   ok: boolean;
   failures: string[];
+  /** The step that was running (or next) when the stop signal came; the rest did not run. */
+  interrupted?: string;
   /** The emulator's request counts per service up to the leak check (whose census is the demo's own). */
   openstackCalls?: Record<string, number>;
 }
@@ -80,7 +82,11 @@ export async function runScenario(opts: ScenarioOptions): Promise<ScenarioResult
   if (!controllers.capo) throw new Error('the scenario needs capo running');
   for (const step of steps) {
     if (!result.ok && !step.always) continue;
-    if (opts.signal.aborted) break;
+    if (opts.signal.aborted) {
+      result.ok = false;
+      result.interrupted ??= step.name;
+      break;
+    }
     const budget = Math.round(step.budgetMs * world.timeScale) + SLACK_MS;
     const signal = AbortSignal.any([opts.signal, AbortSignal.timeout(budget)]);
     progress.begin(step.name);
@@ -89,6 +95,12 @@ export async function runScenario(opts: ScenarioOptions): Promise<ScenarioResult
       progress.done(detail);
     } catch (err) {
       result.ok = false;
+      if (opts.signal.aborted) {
+        // Stopped by the user, not failed: said once, by the caller.
+        result.interrupted = step.name;
+        progress.log('  ✗ interrupted');
+        break;
+      }
       const why = signal.aborted && !opts.signal.aborted ? `timed out after ${seconds(budget)}: ` : '';
       const message = `${step.name}: ${why}${(err as Error).message}`;
       result.failures.push(message);

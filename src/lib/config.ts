@@ -18,15 +18,35 @@ export interface ConfigProblem {
 export class ConfigError extends Error {
   override readonly name = 'ConfigError';
   readonly problems: readonly ConfigProblem[];
+  /**
+   * What the reader noticed before it gave up (an unknown key, a value it would ignore): often the
+   * cause of a problem (a misspelt key reads as a missing one), so it belongs in the same report.
+   */
+  readonly warnings: readonly string[];
 
-  constructor(problems: ConfigProblem[]) {
+  constructor(problems: ConfigProblem[], warnings: readonly string[] = []) {
     super(problems.map(formatProblem).join('\n'));
     this.problems = problems;
+    this.warnings = warnings;
   }
 
   static is(err: unknown): err is ConfigError {
     return err instanceof Error && err.name === 'ConfigError' && Array.isArray((err as ConfigError).problems);
   }
+
+  /** `err` with `earlier` warnings ahead of its own, when it is a ConfigError; anything else as it is. */
+  static withWarnings(err: unknown, earlier: readonly string[]): unknown {
+    if (!ConfigError.is(err) || earlier.length === 0) return err;
+    return new ConfigError([...err.problems], [...earlier, ...(err.warnings ?? [])]);
+  }
+}
+
+/**
+ * An input on the command line the user must fix (a flag's value, a missing flag): the CLI prints
+ * the message, which names the flag and the fix, and exits 2.
+ */
+export class UsageError extends Error {
+  override readonly name: string = 'UsageError';
 }
 
 export function formatProblem(p: ConfigProblem): string {

@@ -279,6 +279,82 @@ search-order = configDrive,metadataService,configDrive
     expect('[Global] tls-insecure', 3, 'yes', /not true or false/, /lower case/);
   });
 
+  it('keeps the warnings when a value is fatal: a misspelt key is often why another is missing', async () => {
+    const doc = parseGcfg(
+      `[Global]
+auth-url = https://keystone.example:5000/v3
+username = ccm
+password = s3cret
+tenant-name = k8s
+tenant-domain-name = Default
+usr-domain-name = Default
+[LoadBalancer]
+floating-network = public
+monitor-max-retries = 20
+`,
+      FILE,
+    );
+    let err: unknown;
+    await ccmConfigFromGcfg(doc, ctx).catch((e: unknown) => (err = e));
+    assert.ok(ConfigError.is(err), String(err));
+    assert.deepEqual(
+      err.problems.map((p) => p.key),
+      ['[LoadBalancer] monitor-max-retries', '[Global] user-domain-name'],
+    );
+    assert.deepEqual(err.warnings, [
+      `${FILE}:7: key "[Global] usr-domain-name": unknown key, ignored (did you mean "user-domain-name"?)`,
+      `${FILE}:9: key "[LoadBalancer] floating-network": unknown key, ignored (did you mean "floating-network-id"?)`,
+    ]);
+    // The missing key's fix is the rename.
+    assert.match(
+      err.problems[1]!.fix,
+      /^rename \[Global\] usr-domain-name to \[Global\] user-domain-name; or set/,
+    );
+  });
+
+  it('gives the fix for a project or domain written as clouds.yaml spells it, or a domain without a project', async () => {
+    const userDomainFix = async (global: string) => {
+      const doc = parseGcfg(
+        `[Global]\nauth-url = https://keystone.example:5000/v3\nusername = ccm\npassword = s3cret\n${global}`,
+        FILE,
+      );
+      let err: unknown;
+      await ccmConfigFromGcfg(doc, ctx).catch((e: unknown) => (err = e));
+      assert.ok(ConfigError.is(err), String(err));
+      const p = err.problems.find((q) => q.key === '[Global] user-domain-name');
+      assert.ok(p, JSON.stringify(err.problems));
+      return { fix: p.fix, warnings: err.warnings };
+    };
+    // OCCM's cloud.conf says tenant-name; project-name is ignored, so domain-name is taken as the scope.
+    const project = await userDomainFix('project-name = k8s\ndomain-name = Default\n');
+    assert.match(
+      project.fix,
+      /^rename \[Global\] project-name to \[Global\] tenant-name: with a project, \[Global\] domain-name is the user's domain too; or set \[Global\] user-domain-name/,
+    );
+    assert.deepEqual(project.warnings, [
+      `${FILE}:5: key "[Global] project-name": unknown key, ignored (did you mean "tenant-name"?)`,
+    ]);
+    const projectId = await userDomainFix('project-id = 0123\ndomain-id = default\n');
+    assert.match(
+      projectId.fix,
+      /^rename \[Global\] project-id to \[Global\] tenant-id: with a project, \[Global\] domain-id/,
+    );
+    // domain-name alone is a domain scope; the user still needs a domain.
+    const alone = await userDomainFix('domain-name = Default\n');
+    assert.match(
+      alone.fix,
+      /^set \[Global\] user-domain-name \(usually "Default"\) or \[Global\] user-domain-id: \[Global\] domain-name stands for the user's domain only together with a project \(\[Global\] tenant-name or \[Global\] tenant-id\)/,
+    );
+    // With tenant-name, domain-name is the user's and the project's domain: nothing to fix.
+    const doc = parseGcfg(
+      `[Global]\nauth-url = https://keystone.example:5000/v3\nusername = ccm\npassword = s3cret\ntenant-name = k8s\ndomain-name = Default\n`,
+      FILE,
+    );
+    const config = await ccmConfigFromGcfg(doc, ctx);
+    assert.equal(config.cloud.userDomainName, 'Default');
+    assert.equal(config.cloud.projectDomainName, 'Default');
+  });
+
   it('warns, with did-you-mean, about what OCCM would ignore silently', () => {
     const { warnings } = readCcmSections(
       parseGcfg(

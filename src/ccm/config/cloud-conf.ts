@@ -42,6 +42,20 @@ export async function loadCcmConfig(
   return ccmConfigFromGcfg(document, ctx, options);
 }
 
+/**
+ * The file checked before the CCM starts, without the cluster: the whole config, or `undefined`
+ * when `[Global] secret-name` names a Secret, which may complete or override any of it and is read
+ * (and the result validated) when the CCM starts.
+ */
+export async function checkCcmConfigFile(
+  path: string,
+  ctx: LoadContext = processContext(),
+): Promise<CcmConfig | undefined> {
+  const document = await readGcfgFile(resolve(ctx.cwd, path), ctx.signal);
+  if (secretRefOf(document, ctx.env)) return undefined;
+  return ccmConfigFromGcfg(document, ctx);
+}
+
 export async function ccmConfigFromGcfg(
   document: GcfgDocument,
   ctx: LoadContext,
@@ -49,22 +63,35 @@ export async function ccmConfigFromGcfg(
 ): Promise<CcmConfig> {
   const layered = options.secret ? overlaySecretConf(document, options.secret) : singleConf(document);
   const problems: ConfigProblem[] = [];
+  // Warnings too when something is fatal: a misspelt key (a warning) is often why a value is missing.
+  const cloudWarnings: string[] = [];
+  const sectionWarnings: string[] = [];
   let sections: { sections: CcmSections; warnings: string[] } | undefined;
   try {
     sections = readCcmSections(layered.document, ctx.env);
+    sectionWarnings.push(...sections.warnings);
   } catch (err) {
     if (!ConfigError.is(err)) throw err;
     problems.push(...err.problems);
+    sectionWarnings.push(...err.warnings);
   }
   let cloud: { config: CloudConfig; warnings: string[] } | undefined;
   try {
     cloud = await cloudConfigFromGcfg(withoutCcmGlobalKeys(layered.document), ctx, options);
+    cloudWarnings.push(...cloud.warnings);
   } catch (err) {
     if (!ConfigError.is(err)) throw err;
     problems.push(...err.problems);
+    cloudWarnings.push(...err.warnings);
   }
+  const warnings = [...layered.warnings, ...cloudWarnings, ...sectionWarnings].map((w) =>
+    layered.relocate(w),
+  );
   if (problems.length > 0 || !sections || !cloud) {
-    throw new ConfigError(problems.map((p) => layered.relocateProblem(p)));
+    throw new ConfigError(
+      problems.map((p) => layered.relocateProblem(p)),
+      warnings,
+    );
   }
   const env: string[] = [];
   if (ctx.env.OCCM_WAIT_LB_ACTIVE_STEPS !== undefined) {
@@ -81,9 +108,7 @@ export async function ccmConfigFromGcfg(
     cloud: cloud.config,
     ...sections.sections,
     regionalProviderId: regionalProviderIdFromEnv(ctx.env),
-    warnings: [...layered.warnings, ...cloud.warnings, ...sections.warnings]
-      .map((w) => layered.relocate(w))
-      .concat(env),
+    warnings: warnings.concat(env),
   };
 }
 
@@ -107,7 +132,7 @@ export function readCcmSections(
     new SectionReader(ctx, gcfgSection(document, 'Metadata'), '[Metadata]'),
   );
   checkBlockStorageSection(ctx);
-  ctx.problems.throwIfAny();
+  ctx.problems.throwIfAny(ctx.warnings);
   return {
     sections: {
       ...(secret ? { secret } : {}),

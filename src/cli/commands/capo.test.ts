@@ -12,6 +12,7 @@ import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { customResourceDefinitions } from '../../capo/api/index.ts';
 import { CAPO_LEASE_NAME } from '../../capo/cmd.ts';
 import { main } from '../main.ts';
+import { envWithoutCluster, runCli } from './testing/spawn.ts';
 import { VERSION } from '../version.ts';
 
 const bin = join(import.meta.dirname, '../../../bin/shiftstack.js');
@@ -141,7 +142,44 @@ describe('shiftstack capo', () => {
     assert.match(workers.err, /write a whole number ≥ 1/);
     const unknown = await run('capo', '--openstackmachine-concurency=3');
     assert.equal(unknown.code, 2);
-    assert.match(unknown.err, /unknown option '--openstackmachine-concurency=3'/);
+    assert.match(
+      unknown.err,
+      /--openstackmachine-concurency: unknown flag \(did you mean --openstackmachine-concurrency\?\)/,
+    );
+  });
+
+  it('checks every input before it starts: no kubeconfig, or a missing one with bad flags, all in one report, exit 2', async () => {
+    const lines = (err: string) => {
+      assert.doesNotMatch(err, /^\s+at /m, 'a stack trace');
+      const all = err.trimEnd().split('\n');
+      assert.equal(all[0], 'shiftstack capo: not started; fix these inputs:', err);
+      return all.slice(1);
+    };
+    const none = await runCli(['capo'], { env: envWithoutCluster(join(dir, 'empty-home')) });
+    assert.equal(none.code, 2, none.err);
+    const [only, ...more] = lines(none.err);
+    assert.deepEqual(more, []);
+    assert.match(only!, /^kubeconfig: none found: .* Fix: pass --kubeconfig <file> or set KUBECONFIG/);
+
+    const many = await runCli([
+      'capo',
+      '--kubeconfig=/nonexistent',
+      '--sync-period=10',
+      '--bogus',
+      '--health-addr=localhost',
+      '--watch-filter=blue',
+    ]);
+    assert.equal(many.code, 2, many.err);
+    assert.deepEqual(
+      lines(many.err).map((l) => l.replace(/[:.].*$/, '')),
+      [
+        '--bogus',
+        '--watch-filter=blue is not supported yet',
+        '--sync-period',
+        '--health-addr',
+        '/nonexistent',
+      ],
+    );
   });
 
   it("runs with CAPO's Deployment arguments: warns about the unsupported ones, leads on its Lease, serves health, stops on SIGTERM", async () => {

@@ -9,19 +9,15 @@
  * CAPO instance acts on, and ignoring them would act on objects another instance owns.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import {
-  buildCapo,
-  CAPO_DEFAULTS,
-  CAPO_LEASE_NAME,
-  CapoUsageError,
-  durationFlag,
-  listenAddress,
-} from '../../capo/cmd.ts';
+import { buildCapo, CAPO_DEFAULTS, CAPO_LEASE_NAME, listenAddress } from '../../capo/cmd.ts';
+import { loadKubeConfig } from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
+import { acceptEveryFlag, Inputs } from '../inputs.ts';
 import {
   addCompatOptions,
   bool,
   compatWarnings as warningsFor,
+  durationFlag,
   goBool,
   intFlag,
   LOG_FLAGS,
@@ -110,13 +106,10 @@ function addCompatFlags(cmd: Command): Command {
   );
 }
 
-export function registerCapo(program: Command, ctx: CliContext): void {
+/** `shiftstack capo`'s flags and action, on the command main.ts made (name and description). */
+export function configureCapo(command: Command, ctx: CliContext): void {
   const d = CAPO_DEFAULTS;
-  const command = program
-    .command('capo')
-    .description(
-      'the Cluster API provider for OpenStack, a drop-in for cluster-api-provider-openstack v0.14: OpenStackCluster, OpenStackMachine, OpenStackServer controllers',
-    )
+  command
     .option(
       '--kubeconfig <file>',
       'kubeconfig of the management cluster (default: KUBECONFIG, ~/.kube/config, then in-cluster)',
@@ -185,57 +178,55 @@ export function registerCapo(program: Command, ctx: CliContext): void {
     .addOption(new Option('--watch-filter <value>', "CAPO's: refused, see below").hideHelp())
     .addOption(new Option('--version [bool]', "CAPO's: print the version").hideHelp().argParser(goBool))
     .action(async (flags: Flags, cmd: Command) => {
-      try {
-        if (flags.version !== undefined && flags.version !== false) {
-          ctx.out(VERSION);
-          return;
-        }
-        if (flags.namespace) {
-          throw new CapoUsageError(
-            `--namespace=${flags.namespace} is not supported yet: shiftstack capo would act on every namespace, including objects another CAPO instance owns; run one shiftstack capo per management cluster and leave --namespace out`,
-          );
-        }
-        if (flags.watchFilter) {
-          throw new CapoUsageError(
-            `--watch-filter=${flags.watchFilter} is not supported yet: shiftstack capo would act on objects without the label too, including those another CAPO instance owns; leave --watch-filter out`,
-          );
-        }
-        for (const w of compatWarnings(cmd)) ctx.log().warn(w);
-        let scopeCacheMaxSize = flags.scopeCacheMaxSize;
-        if (scopeCacheMaxSize === 0) {
-          ctx
-            .log()
-            .warn(
-              '--scope-cache-max-size=0 is taken as 1: without a cache every reconcile would ask Keystone for a token (CAPO #1647)',
-            );
-          scopeCacheMaxSize = 1;
-        }
-        const capo = buildCapo(
-          {
-            kubeconfig: flags.kubeconfig,
-            leaderElect: flags.leaderElect,
-            leaseDurationMs: durationFlag('--leader-elect-lease-duration', flags.leaderElectLeaseDuration),
-            renewDeadlineMs: durationFlag('--leader-elect-renew-deadline', flags.leaderElectRenewDeadline),
-            retryPeriodMs: durationFlag('--leader-elect-retry-period', flags.leaderElectRetryPeriod),
-            leaseNamespace: flags.leaderElectResourceNamespace,
-            openStackClusterConcurrency: flags.openstackclusterConcurrency,
-            openStackMachineConcurrency: flags.openstackmachineConcurrency,
-            openStackMachineTemplateConcurrency: flags.openstackmachinetemplateConcurrency,
-            scopeCacheMaxSize,
-            syncPeriodMs: durationFlag('--sync-period', flags.syncPeriod),
-            kubeApiQps: flags.kubeApiQps,
-            kubeApiBurst: flags.kubeApiBurst,
-            health: listenAddress('--health-addr', flags.healthAddr),
-            actAsClusterAPICore: flags.actAsClusterApiCore,
-          },
-          { log: ctx.log() },
-        );
-        await capo.run(ctx.signal);
-      } catch (err) {
-        // commander's error() exits 2 through main (a usage error the user can fix).
-        if (err instanceof CapoUsageError) cmd.error(`shiftstack capo: ${err.message}`, { exitCode: 2 });
-        throw err;
+      if (flags.version !== undefined && flags.version !== false && !Inputs.isBad(flags.version)) {
+        ctx.out(VERSION);
+        return;
       }
+      // Every input is checked before anything starts; all problems are reported together.
+      const inputs = new Inputs('shiftstack capo', cmd);
+      if (flags.namespace) {
+        inputs.add(
+          `--namespace=${flags.namespace} is not supported yet: shiftstack capo would act on every namespace, including objects another CAPO instance owns; run one shiftstack capo per management cluster and leave --namespace out`,
+        );
+      }
+      if (flags.watchFilter) {
+        inputs.add(
+          `--watch-filter=${flags.watchFilter} is not supported yet: shiftstack capo would act on objects without the label too, including those another CAPO instance owns; leave --watch-filter out`,
+        );
+      }
+      const warnings = compatWarnings(cmd);
+      let scopeCacheMaxSize = flags.scopeCacheMaxSize;
+      if (scopeCacheMaxSize === 0) {
+        warnings.push(
+          '--scope-cache-max-size=0 is taken as 1: without a cache every reconcile would ask Keystone for a token (CAPO #1647)',
+        );
+        scopeCacheMaxSize = 1;
+      }
+      for (const w of warnings) inputs.warn(w);
+      const duration = (flag: string, text: string) => inputs.check(() => durationFlag(flag, text)) ?? 0;
+      const opts = {
+        kubeconfig: flags.kubeconfig,
+        leaderElect: flags.leaderElect,
+        leaseDurationMs: duration('--leader-elect-lease-duration', flags.leaderElectLeaseDuration),
+        renewDeadlineMs: duration('--leader-elect-renew-deadline', flags.leaderElectRenewDeadline),
+        retryPeriodMs: duration('--leader-elect-retry-period', flags.leaderElectRetryPeriod),
+        leaseNamespace: flags.leaderElectResourceNamespace,
+        openStackClusterConcurrency: flags.openstackclusterConcurrency,
+        openStackMachineConcurrency: flags.openstackmachineConcurrency,
+        openStackMachineTemplateConcurrency: flags.openstackmachinetemplateConcurrency,
+        scopeCacheMaxSize,
+        syncPeriodMs: duration('--sync-period', flags.syncPeriod),
+        kubeApiQps: flags.kubeApiQps,
+        kubeApiBurst: flags.kubeApiBurst,
+        health: inputs.check(() => listenAddress('--health-addr', flags.healthAddr)),
+        actAsClusterAPICore: flags.actAsClusterApiCore,
+      };
+      const kubeConfig = inputs.check(() => loadKubeConfig(flags.kubeconfig));
+      inputs.done();
+
+      for (const w of warnings) ctx.log().warn(w);
+      const capo = buildCapo(opts, { log: ctx.log(), ...(kubeConfig ? { kubeConfig } : {}) });
+      await capo.run(ctx.signal);
     });
-  addCompatFlags(command);
+  acceptEveryFlag(addCompatFlags(command));
 }

@@ -4,13 +4,24 @@
  * process runs until SIGTERM/SIGINT and exits non-zero when it loses its lease.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { buildCcm, CCM_DEFAULTS, CcmUsageError, durationFlag, type CcmOptions } from '../../ccm/cmd.ts';
+import {
+  buildCcm,
+  CCM_DEFAULTS,
+  clusterCidrFlag,
+  routeSetup,
+  selectControllers,
+  type CcmOptions,
+} from '../../ccm/cmd.ts';
+import { checkCcmConfigFile } from '../../ccm/config/cloud-conf.ts';
+import { loadKubeConfig } from '../../kube/index.ts';
 import { processContext } from '../../openstack/config/context.ts';
 import type { CliContext } from '../context.ts';
+import { acceptEveryFlag, Inputs } from '../inputs.ts';
 import {
   addCompatOptions,
   bool,
   compatWarnings as warningsFor,
+  durationFlag,
   givenValue,
   goBool,
   intFlag,
@@ -23,7 +34,7 @@ import {
 } from '../upstream-flags.ts';
 
 interface Flags {
-  cloudConfig: string;
+  cloudConfig?: string;
   kubeconfig?: string;
   clusterName: string;
   leaderElect: boolean;
@@ -146,23 +157,24 @@ export const COMPAT_FLAGS: readonly CompatFlag<Flags>[] = [
   ...LOG_FLAGS,
 ];
 
-/** Log lines for the compatibility flags given; a usage error for a flag that cannot be honoured. */
-function compatWarnings(cmd: Command, flags: Flags): string[] {
+/** Log lines for the compatibility flags given; a problem for a flag that cannot be honoured. */
+function compatWarnings(cmd: Command, flags: Flags, inputs: Inputs): string[] {
   const out: string[] = [];
   const provider = givenValue(cmd, 'cloud-provider');
   if (provider !== undefined && provider !== 'openstack') {
-    throw new CcmUsageError(
+    inputs.add(
       `--cloud-provider: "${String(provider)}" is not a cloud shiftstack ccm serves; write --cloud-provider=openstack or leave it out`,
     );
   }
   const v = givenValue(cmd, 'v');
   if (v !== undefined) {
     const level = Number(String(v).replace(/^=/, ''));
-    if (!Number.isInteger(level) || level < 0)
-      throw new CcmUsageError(`--v: "${String(v)}" is not a log level`);
-    // klog's 0-3 are what info shows; 4 and up are debugging.
-    if (level >= 4)
+    if (!Number.isInteger(level) || level < 0) {
+      inputs.add(`--v: "${String(v)}" is not a log level; write a whole number, e.g. --v=2`);
+    } else if (level >= 4) {
+      // klog's 0-3 are what info shows; 4 and up are debugging.
       out.push(`--v=${level} is accepted and ignored: ${LOGS} (--log-level debug for --v=4 and up)`);
+    }
   }
   out.push(
     ...warningsFor(
@@ -188,14 +200,11 @@ function addCompatFlags(cmd: Command): Command {
   );
 }
 
-export function registerCcm(program: Command, ctx: CliContext): void {
+/** `shiftstack ccm`'s flags and action, on the command main.ts made (name and description). */
+export function configureCcm(command: Command, ctx: CliContext): void {
   const d = CCM_DEFAULTS;
-  const command = program
-    .command('ccm')
-    .description(
-      'the OpenStack cloud controller manager, a drop-in for openstack-cloud-controller-manager: cloud-node, cloud-node-lifecycle, service and route controllers',
-    )
-    .requiredOption(
+  command
+    .option(
       '--cloud-config <file>',
       "OCCM's cloud.conf (gcfg): [Global] auth, [Networking], [LoadBalancer], …",
     )
@@ -272,43 +281,59 @@ export function registerCcm(program: Command, ctx: CliContext): void {
     )
     .option('--bind-address <address>', 'address of that port', d.bindAddress)
     .action(async (flags: Flags, cmd: Command) => {
-      let opts: CcmOptions;
-      try {
-        for (const w of compatWarnings(cmd, flags)) ctx.log().warn(w);
-        opts = {
-          cloudConfig: flags.cloudConfig,
-          kubeconfig: flags.kubeconfig,
-          clusterName: flags.clusterName,
-          leaderElect: flags.leaderElect,
-          leaseDurationMs: durationFlag('--leader-elect-lease-duration', flags.leaderElectLeaseDuration),
-          renewDeadlineMs: durationFlag('--leader-elect-renew-deadline', flags.leaderElectRenewDeadline),
-          retryPeriodMs: durationFlag('--leader-elect-retry-period', flags.leaderElectRetryPeriod),
-          leaseName: flags.leaderElectResourceName,
-          leaseNamespace: flags.leaderElectResourceNamespace,
-          controllers: flags.controllers,
-          nodeMonitorPeriodMs: durationFlag('--node-monitor-period', flags.nodeMonitorPeriod),
-          nodeStatusUpdateFrequencyMs: durationFlag(
-            '--node-status-update-frequency',
-            flags.nodeStatusUpdateFrequency,
-          ),
-          concurrentNodeSyncs: flags.concurrentNodeSyncs,
-          concurrentServiceSyncs: flags.concurrentServiceSyncs,
-          configureCloudRoutes: flags.configureCloudRoutes,
-          clusterCidr: flags.clusterCidr,
-          routeReconciliationPeriodMs: durationFlag(
-            '--route-reconciliation-period',
-            flags.routeReconciliationPeriod,
-          ),
-          securePort: flags.securePort,
-          bindAddress: flags.bindAddress,
-        };
-        const ccm = await buildCcm(opts, { log: ctx.log(), loadContext: processContext(ctx.signal) });
-        await ccm.run(ctx.signal);
-      } catch (err) {
-        // commander's error() exits 2 through main (a usage error the user can fix).
-        if (err instanceof CcmUsageError) cmd.error(`shiftstack ccm: ${err.message}`, { exitCode: 2 });
-        throw err;
+      // Every input is checked before anything starts; all problems are reported together.
+      const inputs = new Inputs('shiftstack ccm', cmd);
+      const warnings = compatWarnings(cmd, flags, inputs);
+      for (const w of warnings) inputs.warn(w);
+      if (!flags.cloudConfig) {
+        inputs.add(
+          "--cloud-config: missing. Fix: give OCCM's cloud.conf, e.g. --cloud-config=/etc/kubernetes/cloud.conf",
+        );
       }
+      const duration = (flag: string, text: string) => inputs.check(() => durationFlag(flag, text)) ?? 0;
+      const opts: CcmOptions = {
+        cloudConfig: flags.cloudConfig ?? '',
+        kubeconfig: flags.kubeconfig,
+        clusterName: flags.clusterName,
+        leaderElect: flags.leaderElect,
+        leaseDurationMs: duration('--leader-elect-lease-duration', flags.leaderElectLeaseDuration),
+        renewDeadlineMs: duration('--leader-elect-renew-deadline', flags.leaderElectRenewDeadline),
+        retryPeriodMs: duration('--leader-elect-retry-period', flags.leaderElectRetryPeriod),
+        leaseName: flags.leaderElectResourceName,
+        leaseNamespace: flags.leaderElectResourceNamespace,
+        controllers: flags.controllers,
+        nodeMonitorPeriodMs: duration('--node-monitor-period', flags.nodeMonitorPeriod),
+        nodeStatusUpdateFrequencyMs: duration(
+          '--node-status-update-frequency',
+          flags.nodeStatusUpdateFrequency,
+        ),
+        concurrentNodeSyncs: flags.concurrentNodeSyncs,
+        concurrentServiceSyncs: flags.concurrentServiceSyncs,
+        configureCloudRoutes: flags.configureCloudRoutes,
+        clusterCidr: flags.clusterCidr,
+        routeReconciliationPeriodMs: duration(
+          '--route-reconciliation-period',
+          flags.routeReconciliationPeriod,
+        ),
+        securePort: flags.securePort,
+        bindAddress: flags.bindAddress,
+      };
+      const controllers = inputs.check(() => selectControllers(opts.controllers));
+      const cidrs = opts.clusterCidr === undefined || inputs.check(() => clusterCidrFlag(opts.clusterCidr!));
+      const kubeConfig = inputs.check(() => loadKubeConfig(flags.kubeconfig));
+      const loadContext = processContext(ctx.signal);
+      const path = flags.cloudConfig;
+      const config = path ? await inputs.checkAsync(() => checkCcmConfigFile(path, loadContext)) : undefined;
+      if (config && controllers && cidrs) inputs.check(() => routeSetup(opts, config, controllers));
+      inputs.done();
+
+      for (const w of warnings) ctx.log().warn(w);
+      const ccm = await buildCcm(opts, {
+        log: ctx.log(),
+        loadContext,
+        ...(kubeConfig ? { kubeConfig } : {}),
+      });
+      await ccm.run(ctx.signal);
     });
-  addCompatFlags(command);
+  acceptEveryFlag(addCompatFlags(command));
 }

@@ -29,10 +29,9 @@ interface CloudOptions {
 /** The services whose endpoint `whoami` resolves, in the order shiftstack's parts use them. */
 const SERVICES = ['identity', 'compute', 'network', 'load-balancer', 'image', 'block-storage', 'placement'];
 
-export function registerOpenstack(program: Command, ctx: CliContext): void {
-  const os = program
-    .command('openstack')
-    .description('check an OpenStack cloud config: who it authenticates as, its endpoints and token');
+/** `shiftstack openstack`'s flags and action, on the command main.ts made (name and description). */
+export function configureOpenstack(command: Command, ctx: CliContext): void {
+  const os = command;
 
   withCloudOptions(
     os

@@ -3,7 +3,6 @@
  * kubeconfig path and serves until Ctrl-C.
  */
 import type { Command } from 'commander';
-import { startKubeSim } from '../../sim/kube/start.ts';
 import type { CliContext } from '../context.ts';
 import { parsePort, untilStopped } from './sim.ts';
 
@@ -19,6 +18,8 @@ export function registerSimKube(sim: Command, ctx: CliContext): void {
     .action(
       async (opts: { port: number; host: string; kubeconfig: string; token?: string; tls: boolean }) => {
         const log = ctx.log().child({ component: 'sim-kube' });
+        // Loaded here, so `sim openstack` and `sim --help` do not load the Kubernetes emulator.
+        const { startKubeSim } = await import('../../sim/kube/start.ts');
         const running = await startKubeSim({
           port: opts.port,
           host: opts.host,

@@ -1,5 +1,4 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { startOpenStackSim } from '../../sim/openstack/server.ts';
 import type { CliContext } from '../context.ts';
 import { registerSimKube } from './sim-kube.ts';
 
@@ -24,10 +23,9 @@ export function untilStopped(signal: AbortSignal): Promise<void> {
   });
 }
 
-export function registerSim(program: Command, ctx: CliContext): void {
-  const sim = program
-    .command('sim')
-    .description('run the emulators of the OpenStack and Kubernetes APIs on loopback');
+/** `shiftstack sim`'s flags and action, on the command main.ts made (name and description). */
+export function configureSim(command: Command, ctx: CliContext): void {
+  const sim = command;
 
   sim
     .command('openstack')
@@ -64,6 +62,8 @@ export function registerSim(program: Command, ctx: CliContext): void {
         password: string;
       }) => {
         const log = ctx.log().child({ component: 'sim-openstack' });
+        // Loaded here, so `sim kube` and `sim --help` do not load the OpenStack emulator.
+        const { startOpenStackSim } = await import('../../sim/openstack/server.ts');
         const running = await startOpenStackSim({
           port: opts.port,
           host: opts.host,

@@ -4,9 +4,10 @@
  * issue asks the demo to show.
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { existsSync } from 'node:fs';
+import { mkdtemp, readFile, realpath, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { isAbsolute, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { capoKinds, crdFiles } from '../../capo/api/index.ts';
@@ -25,6 +26,8 @@ describe('shiftstack up', () => {
   after(async () => rm(dir, { recursive: true, force: true }));
 
   it('--once creates the cluster, machines, nodes and a Service, scales, tears down, finds no leak and exits 0', async () => {
+    // From a directory without examples/: the cluster comes from the package's examples/capo/cluster.yaml.
+    assert.equal(existsSync(join(dir, 'examples')), false);
     const run = startCli(
       ['--log-level', 'error', 'up', '--once', '--time-scale', TEST_TIME_SCALE],
       /shiftstack up --once: (every step held|FAILED)/,
@@ -35,8 +38,10 @@ describe('shiftstack up', () => {
     );
     const code = await run.exited;
     assert.equal(code, 0, `${out}\n${run.errors()}`);
-    assert.match(out, /clouds\.yaml \.shiftstack\/openstack\/clouds\.yaml/);
-    assert.match(out, /kubeconfig \.shiftstack\/kube\/kubeconfig/);
+    // Absolute, so the commands printed work from any directory.
+    const files = join(await realpath(dir), '.shiftstack');
+    assert.ok(out.includes(`clouds.yaml ${join(files, 'openstack', 'clouds.yaml')} `), out);
+    assert.ok(out.includes(`kubeconfig ${join(files, 'kube', 'kubeconfig')}\n`), out);
     assert.match(
       out,
       /cluster capo-demo ready: network \S+ \(10\.6\.0\.0\/24\), router \S+, API endpoint [\d.]+:6443/,
@@ -69,7 +74,8 @@ describe('shiftstack up', () => {
       out,
     )?.[1];
     assert.ok(kubeconfig && clouds, out);
-    const api = testClient(join(cwd, kubeconfig));
+    assert.ok(isAbsolute(kubeconfig) && isAbsolute(clouds), out);
+    const api = testClient(kubeconfig);
     try {
       const nodes = (await api.list(kinds.Node)).items;
       assert.equal(nodes.length, 6);
@@ -96,7 +102,7 @@ describe('shiftstack up', () => {
       await api.close();
     }
     const entry = (
-      parseYaml(await readFile(join(cwd, clouds), 'utf8')) as {
+      parseYaml(await readFile(clouds, 'utf8')) as {
         clouds: Record<string, { auth: { auth_url: string } }>;
       }
     ).clouds['shiftstack-demo'];
@@ -104,6 +110,32 @@ describe('shiftstack up', () => {
     assert.equal(versions.status, 200);
     run.child.kill('SIGINT');
     assert.equal(await run.exited, 0, run.errors());
+  });
+
+  it('Ctrl-C during a step says what happens: it stops there, with no teardown, and the emulators go', async () => {
+    const cwd = await mkdtemp(join(dir, 'interrupt-'));
+    // A real cloud's pace: the cluster step is still running when Ctrl-C comes.
+    const run = startCli(
+      ['--log-level', 'error', 'up', '--once', '--time-scale', '1'],
+      /▸ create the cluster/,
+      {
+        cwd,
+        timeoutMs: 120_000,
+      },
+    );
+    try {
+      await run.ready.catch((err: unknown) => assert.fail(`${(err as Error).message}\n${run.errors()}`));
+    } finally {
+      run.child.kill('SIGINT');
+    }
+    const code = await run.exited;
+    const out = run.output();
+    assert.equal(code, 1, `${out}\n${run.errors()}`);
+    assert.match(
+      out,
+      /interrupted during "create the cluster from examples\/capo\/cluster\.yaml[^"]*" \([\d.]+ s\): stopping the controllers and both emulators without the teardown and the leak check; the emulated cloud and cluster live in this process and end with it/,
+    );
+    assert.doesNotMatch(out, /serving what runs until Ctrl-C|every step held|FAILED|teardown:/);
   });
 
   it('refuses --once against a real cluster', async () => {

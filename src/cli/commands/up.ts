@@ -6,14 +6,16 @@
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { KubeConfig } from '@kubernetes/client-node';
 import type { Command } from 'commander';
-import { buildCapo, CAPO_DEFAULTS, CapoUsageError } from '../../capo/cmd.ts';
-import { buildCcm, CCM_DEFAULTS, CcmUsageError } from '../../ccm/cmd.ts';
+import { buildCapo, CAPO_DEFAULTS } from '../../capo/cmd.ts';
+import { buildCcm, CCM_DEFAULTS } from '../../ccm/cmd.ts';
+import { checkCcmConfigFile } from '../../ccm/config/cloud-conf.ts';
 import { runDemo } from '../../demo/run.ts';
+import { loadKubeConfig } from '../../kube/index.ts';
 import type { Logger } from '../../lib/log.ts';
 import { processContext } from '../../openstack/config/context.ts';
 import { ExitCodeError, type CliContext } from '../context.ts';
+import { acceptEveryFlag, Inputs } from '../inputs.ts';
 import { parsePort, parsePositive, untilStopped } from './sim.ts';
 
 /**
@@ -31,12 +33,9 @@ interface Flags {
   cloudConfig?: string;
 }
 
-export function registerUp(program: Command, ctx: CliContext): void {
-  program
-    .command('up')
-    .description(
-      'run the whole system on the emulators: a Cluster API cluster, its Nodes and a LoadBalancer Service (what `npm start` runs)',
-    )
+/** `shiftstack up`'s flags and action, on the command main.ts made (name and description). */
+export function configureUp(command: Command, ctx: CliContext): void {
+  command
     .option('--once', 'run the scenario, tear everything down, check that nothing leaked, and exit')
     .option(
       '--time-scale <factor>',
@@ -52,23 +51,19 @@ export function registerUp(program: Command, ctx: CliContext): void {
       const log = ctx.log();
       // The demo prints its own progress; the controllers' info lines would drown it.
       const controllersLog = log.child({}, { level: log.level === 'info' ? 'warn' : log.level });
+      const inputs = new Inputs('shiftstack up', cmd);
       const real =
         opts.kubeconfig !== undefined || opts.osCloud !== undefined || opts.cloudConfig !== undefined;
       if (real) {
-        if (opts.once)
-          cmd.error(
-            'shiftstack up: --once runs the demo on the emulators; it cannot be used with a real cluster',
-            { exitCode: 2 },
+        if (opts.once) {
+          inputs.add(
+            '--once: it runs the demo on the emulators, so it cannot be used with --kubeconfig, --os-cloud or --cloud-config. Fix: leave --once out, or those flags',
           );
-        try {
-          await runReal(opts, ctx, log);
-        } catch (err) {
-          if (err instanceof CcmUsageError || err instanceof CapoUsageError)
-            cmd.error(`shiftstack up: ${err.message}`, { exitCode: 2 });
-          throw err;
         }
+        await runReal(opts, ctx, log, inputs);
         return;
       }
+      inputs.done();
       // The live view is drawn only when the output goes straight to a terminal.
       const tty = process.stdout.isTTY ? process.stdout : undefined;
       const code = await runDemo({
@@ -84,17 +79,16 @@ export function registerUp(program: Command, ctx: CliContext): void {
       });
       if (code !== 0) throw new ExitCodeError(code, 'not every step of the demo held');
     });
+  acceptEveryFlag(command);
 }
 
 /**
  * Real mode: the controllers against the user's cluster and cloud. The ccm needs a cloud: a
  * cloud.conf, or a clouds.yaml entry (read through cloud.conf's `use-clouds`, as OCCM does).
  */
-async function runReal(opts: Flags, ctx: CliContext, log: Logger): Promise<void> {
-  const kubeConfig = new KubeConfig();
-  if (opts.kubeconfig) kubeConfig.loadFromFile(opts.kubeconfig);
-  else kubeConfig.loadFromDefault();
-  const cluster = kubeConfig.getCurrentCluster()?.server ?? '(none)';
+async function runReal(opts: Flags, ctx: CliContext, log: Logger, inputs: Inputs): Promise<void> {
+  // Every input is checked before anything starts; all problems are reported together.
+  const kubeConfig = inputs.check(() => loadKubeConfig(opts.kubeconfig));
   let tmp: string | undefined;
   let cloudConfig = opts.cloudConfig;
   if (!cloudConfig && opts.osCloud) {
@@ -103,15 +97,20 @@ async function runReal(opts: Flags, ctx: CliContext, log: Logger): Promise<void>
     await writeFile(cloudConfig, `[Global]\nuse-clouds = true\ncloud = ${opts.osCloud}\n`, { mode: 0o600 });
   }
   try {
-    ctx.out(`shiftstack up against the cluster at ${cluster} (no demo objects are created):`);
+    const loadContext = processContext(ctx.signal);
     if (!cloudConfig) {
-      throw new CcmUsageError(
-        'the ccm needs a cloud: give --cloud-config <cloud.conf> or --os-cloud <clouds.yaml entry>',
-      );
+      inputs.add('the ccm needs a cloud: give --cloud-config <cloud.conf> or --os-cloud <clouds.yaml entry>');
+    } else {
+      const path = cloudConfig;
+      await inputs.checkAsync(() => checkCcmConfigFile(path, loadContext));
     }
+    inputs.done();
+    if (!kubeConfig || !cloudConfig) return;
+    const cluster = kubeConfig.getCurrentCluster()?.server ?? '(none)';
+    ctx.out(`shiftstack up against the cluster at ${cluster} (no demo objects are created):`);
     const ccm = await buildCcm(
       { ...CCM_DEFAULTS, cloudConfig, securePort: 0 },
-      { log: log.child({ component: 'ccm' }), kubeConfig, loadContext: processContext(ctx.signal) },
+      { log: log.child({ component: 'ccm' }), kubeConfig, loadContext },
     );
     // CAPO finds its clouds in the identity Secrets the OpenStackClusters name, as upstream does.
     const capo = buildCapo(

@@ -64,6 +64,8 @@ const IN_TREE = new Set(['secret-name', 'secret-namespace', 'kubeconfig-path']);
 
 export interface GlobalSection {
   fields: DraftFields;
+  /** Unknown keys that look meant for a field (see Draft.unread). */
+  unread: Partial<Record<DraftField, string>>;
   useClouds: boolean;
   cloudsFile?: Located<string>;
   cloudName?: Located<string>;
@@ -85,6 +87,7 @@ export function readGlobalSection(
   const cloudName = reader.text('cloud');
   return {
     fields,
+    unread: reader.unread,
     useClouds: reader.useClouds(),
     ...(cloudsFile ? { cloudsFile } : {}),
     ...(cloudName ? { cloudName } : {}),
@@ -94,6 +97,7 @@ export function readGlobalSection(
 
 class GlobalReader {
   readonly warnings: string[] = [];
+  readonly unread: Partial<Record<DraftField, string>> = {};
   private readonly document: GcfgDocument;
   private readonly global: GcfgSection;
   private readonly problems: Problems;
@@ -113,6 +117,8 @@ class GlobalReader {
       const at = this.at(last);
       if (!GLOBAL_KEYS.includes(name)) {
         const hint = HINTS[name] ?? closest(name, GLOBAL_KEYS);
+        const meant = hint === undefined ? undefined : GLOBAL_FIELDS[hint];
+        if (meant && !IN_TREE.has(name)) this.unread[meant] = at.key;
         this.warn(
           at,
           IN_TREE.has(name)

@@ -17,7 +17,7 @@ import { readCloudsYaml } from './clouds-yaml.ts';
 import { processContext } from './context.ts';
 import type { Draft, DraftFields, Located } from './draft.ts';
 import { parseGoDuration } from './duration.ts';
-import { finalizeDraft, warning } from './finalize.ts';
+import { finalizeAfter, warning } from './finalize.ts';
 import type { Finalized } from './finalize.ts';
 import { problem, Problems } from './problems.ts';
 import type { CloudConfig, LoadContext } from './types.ts';
@@ -66,7 +66,7 @@ export async function cloudConfigFromGcfg(
     ]);
   }
   const problems = new Problems();
-  const { fields, useClouds, cloudsFile, cloudName, warnings } = readGlobalSection(
+  const { fields, unread, useClouds, cloudsFile, cloudName, warnings } = readGlobalSection(
     document,
     global,
     ctx,
@@ -74,29 +74,33 @@ export async function cloudConfigFromGcfg(
   );
   const timeout = requestTimeout(document, problems);
   if (timeout) fields.requestTimeoutMs = timeout;
-  problems.throwIfAny();
+  problems.throwIfAny(warnings);
 
   const conf: Draft = {
     fields,
     endpointOverride: {},
     where: (field) => ({ file: document.file, key: confKeyOf(field) }),
     source: { kind: 'cloud.conf', files: [document.file], env: [] },
+    unread,
   };
   if (!useClouds) {
     for (const ignored of [cloudsFile, cloudName]) {
       if (ignored) warnings.push(warning(ignored.file, ignored.key, 'ignored: use-clouds is not true'));
     }
-    const done = await finalizeDraft(conf, ctx.signal);
-    return { config: done.config, warnings: [...warnings, ...done.warnings] };
+    return finalizeAfter(warnings, conf, ctx.signal);
   }
 
-  const clouds = await readCloudsYaml(ctx, {
-    file: cloudsFile?.value ?? options.cloudsYaml,
-    cloud: cloudName?.value ?? options.cloud,
-    cloudAt: cloudName && { file: cloudName.file, key: cloudName.key },
-  });
-  const done = await finalizeDraft(overlay(conf, clouds.draft), ctx.signal);
-  return { config: done.config, warnings: [...warnings, ...clouds.warnings, ...done.warnings] };
+  let clouds: Awaited<ReturnType<typeof readCloudsYaml>>;
+  try {
+    clouds = await readCloudsYaml(ctx, {
+      file: cloudsFile?.value ?? options.cloudsYaml,
+      cloud: cloudName?.value ?? options.cloud,
+      cloudAt: cloudName && { file: cloudName.file, key: cloudName.key },
+    });
+  } catch (err) {
+    throw ConfigError.withWarnings(err, warnings);
+  }
+  return finalizeAfter([...warnings, ...clouds.warnings], overlay(conf, clouds.draft), ctx.signal);
 }
 
 /** [Global] over clouds.yaml, key by key, as OCCM's ReadClouds does. */
@@ -106,6 +110,8 @@ function overlay(conf: Draft, clouds: Draft): Draft {
   if (CREDENTIAL_FIELDS.some((field) => conf.fields[field])) delete fields.authType;
   return {
     fields,
+    // A misspelt [Global] key still explains a field missing from both.
+    ...(conf.unread ? { unread: conf.unread } : {}),
     endpointOverride: clouds.endpointOverride,
     // With use-clouds, clouds.yaml is where the credentials live, so that is where a missing one goes.
     where: clouds.where,

@@ -97,7 +97,7 @@ export function cloudEntryToDraft(
   const reader = new EntryReader(entry, prefix, ctx);
   const fields = reader.read();
   const endpointOverride = reader.endpointOverrides();
-  reader.problems.throwIfAny();
+  reader.problems.throwIfAny(reader.warnings);
 
   const authKeyOf = new Map(AUTH_FIELDS.map(([field, names]) => [field, names[0]!]));
   const where = (field: DraftField) => {

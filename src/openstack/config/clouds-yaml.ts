@@ -17,7 +17,7 @@ import { closest, ConfigError } from '../../lib/config.ts';
 import { cloudEntryToDraft } from './clouds-entry.ts';
 import type { Draft } from './draft.ts';
 import { absolutePath, candidates, exists, firstExisting, readDocument } from './files.ts';
-import { finalizeDraft } from './finalize.ts';
+import { finalizeAfter } from './finalize.ts';
 import type { Finalized } from './finalize.ts';
 import type { LoadContext } from './types.ts';
 import { mergeYamlNodes, toYamlNode } from './yaml-tree.ts';
@@ -149,8 +149,7 @@ export async function readCloudsYaml(
 /** Reads, selects and validates: the cloud as a {@link CloudConfig}. */
 export async function loadCloudsYaml(ctx: LoadContext, options: CloudsYamlOptions = {}): Promise<Finalized> {
   const { draft, warnings } = await readCloudsYaml(ctx, options);
-  const done = await finalizeDraft(draft, ctx.signal);
-  return { config: done.config, warnings: [...warnings, ...done.warnings] };
+  return finalizeAfter(warnings, draft, ctx.signal);
 }
 
 export interface CloudsYamlTextOptions {
@@ -210,12 +209,12 @@ export async function loadCloudsYamlText(
     source,
     ctx,
   );
-  const done = await finalizeDraft(draft, ctx.signal);
+  const done = await finalizeAfter(warnings, draft, ctx.signal);
   const config =
     options.caPem !== undefined
       ? { ...done.config, tls: { ...done.config.tls, caPem: options.caPem } }
       : done.config;
-  return { config, warnings: [...warnings, ...done.warnings] };
+  return { config, warnings: done.warnings };
 }
 
 function cloudsOf(doc: unknown, file: string, required: boolean): Record<string, unknown> {

@@ -49,6 +49,11 @@ export interface Draft {
   /** Where a field that is missing would be set, in this source's vocabulary. */
   where: (field: DraftField) => { file: string; key: string };
   source: ConfigSource;
+  /**
+   * Keys the source holds under a name its reader does not know, by the field they look meant for
+   * (`[Global] project-name` for the project): the fix for that field names the rename.
+   */
+  unread?: Partial<Record<DraftField, string>>;
 }
 
 /** Sets a field only when the value is present, so absent keys stay absent rather than undefined. */

@@ -16,7 +16,7 @@ import {
   type FieldKeys,
 } from './auth-keys.ts';
 import type { Draft, DraftField, DraftFields, Located, TextField } from './draft.ts';
-import { finalizeDraft, warning } from './finalize.ts';
+import { finalizeAfter, warning } from './finalize.ts';
 import type { Finalized } from './finalize.ts';
 import { absolutePath } from './files.ts';
 import { Problems } from './problems.ts';
@@ -166,7 +166,7 @@ export function readEnvironment(ctx: LoadContext): { draft: Draft; warnings: str
       warnings.push(warning(ENVIRONMENT, name, `unknown variable, ignored (did you mean ${suggestion}?)`));
   }
 
-  problems.throwIfAny();
+  problems.throwIfAny(warnings);
   const primary = new Map(VARIABLES.map(([field, names]) => [field, names[0]!]));
   return {
     draft: {
@@ -182,6 +182,5 @@ export function readEnvironment(ctx: LoadContext): { draft: Draft; warnings: str
 /** Reads and validates the OS_* variables as a {@link CloudConfig}. */
 export async function loadEnvironment(ctx: LoadContext): Promise<Finalized> {
   const { draft, warnings } = readEnvironment(ctx);
-  const done = await finalizeDraft(draft, ctx.signal);
-  return { config: done.config, warnings: [...warnings, ...done.warnings] };
+  return finalizeAfter(warnings, draft, ctx.signal);
 }

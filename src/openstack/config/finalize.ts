@@ -4,6 +4,7 @@
  * it from the config file's own keys instead of from a 401.
  */
 import { stat } from 'node:fs/promises';
+import { ConfigError } from '../../lib/config.ts';
 import type { Draft, DraftField, DraftFields, Located } from './draft.ts';
 import { Problems } from './problems.ts';
 import type { AuthType, CloudConfig } from './types.ts';
@@ -52,7 +53,7 @@ export async function finalizeDraft(draft: Draft, signal?: AbortSignal): Promise
   if (authType !== 'v3applicationcredential') v.scope();
   await v.tls(signal);
   const endpointOverride = v.endpointOverrides();
-  v.problems.throwIfAny();
+  v.problems.throwIfAny(v.warnings);
 
   const f = v.fields;
   const config: CloudConfig = {
@@ -73,6 +74,23 @@ export async function finalizeDraft(draft: Draft, signal?: AbortSignal): Promise
   if (f.certFile) config.tls.certFile = f.certFile.value;
   if (f.keyFile) config.tls.keyFile = f.keyFile.value;
   return { config, warnings: v.warnings };
+}
+
+/**
+ * finalizeDraft after a reader that found `warnings`: they come first, in the result or in the
+ * ConfigError (an ignored, misspelt key often explains the problem).
+ */
+export async function finalizeAfter(
+  warnings: readonly string[],
+  draft: Draft,
+  signal?: AbortSignal,
+): Promise<Finalized> {
+  try {
+    const done = await finalizeDraft(draft, signal);
+    return { config: done.config, warnings: [...warnings, ...done.warnings] };
+  } catch (err) {
+    throw ConfigError.withWarnings(err, warnings);
+  }
 }
 
 /** What gophercloud and keystoneauth pick when no auth type is written: the credential that is there. */
@@ -257,16 +275,25 @@ class Validation {
     return out;
   }
 
-  /** Keystone resolves a user name only within a domain; an id needs none. */
+  /**
+   * Keystone resolves a user name only within a domain; an id needs none. A domain given once
+   * (`domain-name`) is the user's only with a project (see applyDomain), so the fix says which.
+   */
   private userDomain(): void {
     const f = this.fields;
-    if (f.username && !f.userId && !f.userDomainName && !f.userDomainId) {
-      this.missing(
-        'userDomainName',
-        'Keystone needs the domain of a user given by name',
-        `set ${this.key('userDomainName')} (usually "Default") or ${this.key('userDomainId')}`,
-      );
+    if (!f.username || f.userId || f.userDomainName || f.userDomainId) return;
+    const set = `set ${this.key('userDomainName')} (usually "Default") or ${this.key('userDomainId')}`;
+    const domain = f.domainName ?? f.domainId;
+    const unread = this.draft.unread;
+    const project = unread?.projectName ?? unread?.projectId;
+    let fix = set;
+    if (domain && project) {
+      const field = unread?.projectName ? 'projectName' : 'projectId';
+      fix = `rename ${project} to ${this.key(field)}: with a project, ${domain.key} is the user's domain too; or ${set}`;
+    } else if (domain) {
+      fix = `${set}: ${domain.key} stands for the user's domain only together with a project (${this.key('projectName')} or ${this.key('projectId')}); without one it is the token's scope`;
     }
+    this.missing('userDomainName', 'Keystone needs the domain of a user given by name', fix);
   }
 
   /** Early, so a bad path fails at startup with its key rather than at the first TLS handshake. */
@@ -293,9 +320,17 @@ class Validation {
     return this.draft.where(field).key;
   }
 
+  /** A missing field; when the source holds it under an unknown name, the fix is the rename. */
   private missing(field: DraftField, text: string, fix: string): void {
     const w = this.draft.where(field);
-    this.problems.add(w.file, w.key, undefined, text, fix);
+    const unread = this.draft.unread?.[field];
+    this.problems.add(
+      w.file,
+      w.key,
+      undefined,
+      text,
+      unread ? `rename ${unread} to ${w.key}; or ${fix}` : fix,
+    );
   }
 
   private warn(at: Located<unknown>, text: string): void {

@@ -59,7 +59,8 @@ export class Problems {
     }
   }
 
-  throwIfAny(): void {
-    if (this.list.length > 0) throw new ConfigError(this.list);
+  /** Throws every problem at once, with the warnings found so far (they often explain a problem). */
+  throwIfAny(warnings: readonly string[] = []): void {
+    if (this.list.length > 0) throw new ConfigError(this.list, warnings);
   }
 }

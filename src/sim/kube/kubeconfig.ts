@@ -1,10 +1,10 @@
 /**
  * The kubeconfig a client needs to reach the emulator: one cluster, one user with the bearer
- * token, one context, current. Written with mode 0600 because it holds a credential.
+ * token, one context, current. Written with mode 0600 (over any file at the path) because it holds a
+ * credential.
  */
-import { mkdir, writeFile } from 'node:fs/promises';
-import { dirname } from 'node:path';
 import { stringify } from 'yaml';
+import { writePrivateFile } from '../../lib/private-file.ts';
 
 export interface KubeconfigInput {
   server: string;
@@ -41,6 +41,5 @@ export function kubeconfigText(input: KubeconfigInput): string {
 }
 
 export async function writeKubeconfig(path: string, text: string): Promise<void> {
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(path, text, { mode: 0o600 });
+  await writePrivateFile(path, text);
 }

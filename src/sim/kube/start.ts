@@ -4,7 +4,7 @@
  * tests can see clients survive an API server restart. Used by `shiftstack sim kube` and tests.
  */
 import { randomBytes } from 'node:crypto';
-import { join } from 'node:path';
+import { join, resolve } from 'node:path';
 import type { Logger } from 'pino';
 import { KubeEmulator, type KubeEmulatorOptions } from './emulator.ts';
 import { kubeconfigText, writeKubeconfig } from './kubeconfig.ts';
@@ -33,6 +33,7 @@ export interface RunningKubeSim {
   token: string;
   /** PEM of the serving certificate, which is its own CA (HTTPS only). */
   caPem: string | undefined;
+  /** Absolute, so a command printed with it works from any directory. */
   kubeconfigPath: string;
   /** The kubeconfig text (also written to kubeconfigPath). */
   kubeconfig: string;
@@ -65,7 +66,7 @@ export async function startKubeSim(options: StartKubeSimOptions = {}): Promise<R
   let http: KubeHttp | undefined = new KubeHttp(emulator, { token });
   const url = await http.listen(options.port ?? 0, host, cert);
   const port = Number(new URL(url).port);
-  const kubeconfigPath = options.kubeconfigPath ?? join(process.cwd(), '.shiftstack', 'kube', 'kubeconfig');
+  const kubeconfigPath = resolve(options.kubeconfigPath ?? join('.shiftstack', 'kube', 'kubeconfig'));
   const kubeconfig = kubeconfigText({ server: url, token, ...(cert ? { caPem: cert.certPem } : {}) });
   await writeKubeconfig(kubeconfigPath, kubeconfig);
 

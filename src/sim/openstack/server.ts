@@ -2,18 +2,22 @@
  * The emulator as a running thing: listen on loopback, write a clouds.yaml for its users, keep an
  * optional state file, stop cleanly. Used by `shiftstack sim openstack`, `shiftstack up` and tests.
  */
-import { mkdir, readFile, rename, writeFile } from 'node:fs/promises';
-import { dirname, join } from 'node:path';
+import { readFile } from 'node:fs/promises';
+import { join, resolve } from 'node:path';
 import { stringify } from 'yaml';
 import type { Logger } from 'pino';
+import { writePrivateFile } from '../../lib/private-file.ts';
 import { createOpenStackSim, type CloudOptions, type EmulatedCloud } from './index.ts';
 
 export interface StartOptions extends CloudOptions {
   port?: number;
   host?: string;
-  /** Where to write clouds.yaml; a temporary-free default under the working directory's .shiftstack/. */
+  /** Where to write clouds.yaml (mode 0600); `.shiftstack/openstack/clouds.yaml` under the working directory by default. */
   cloudsYamlPath?: string;
-  /** Load the cloud from this file at start if it exists, and save to it after changes and at stop. */
+  /**
+   * Load the cloud from this file at start if it exists, and save to it after changes and at stop
+   * (mode 0600: it holds the users' passwords and the tokens issued).
+   */
   stateFile?: string;
   log?: Logger;
 }
@@ -22,6 +26,7 @@ export interface RunningOpenStackSim {
   cloud: EmulatedCloud;
   url: string;
   authUrl: string;
+  /** Absolute, so a command printed with it works from any directory. */
   cloudsYamlPath: string;
   /** Cloud names in clouds.yaml: `shiftstack-admin`, `shiftstack-demo`, `shiftstack-alt-demo`. */
   clouds: string[];
@@ -36,8 +41,7 @@ export async function startOpenStackSim(options: StartOptions = {}): Promise<Run
   const cloud = createOpenStackSim(options);
   if (options.stateFile) await loadState(cloud, options.stateFile, options.log);
   const url = await cloud.listen(options.port ?? 0, options.host ?? '127.0.0.1');
-  const cloudsYamlPath =
-    options.cloudsYamlPath ?? join(process.cwd(), '.shiftstack', 'openstack', 'clouds.yaml');
+  const cloudsYamlPath = resolve(options.cloudsYamlPath ?? join('.shiftstack', 'openstack', 'clouds.yaml'));
   const clouds = await writeCloudsYaml(cloud, cloudsYamlPath);
 
   let timer: NodeJS.Timeout | undefined;
@@ -97,13 +101,9 @@ async function writeCloudsYaml(cloud: EmulatedCloud, path: string): Promise<stri
     'shiftstack-demo': entry('demo', 'demo'),
     'shiftstack-alt-demo': entry('alt_demo', 'alt_demo'),
   };
-  await mkdir(dirname(path), { recursive: true });
-  await writeFile(
+  await writePrivateFile(
     path,
     `# Written by shiftstack sim openstack; valid while it runs at ${cloud.baseUrl}\n${stringify({ clouds })}`,
-    {
-      mode: 0o600,
-    },
   );
   return Object.keys(clouds);
 }
@@ -127,12 +127,9 @@ async function loadState(cloud: EmulatedCloud, file: string, log?: Logger): Prom
 }
 
 async function saveState(cloud: EmulatedCloud, file: string): Promise<void> {
-  await mkdir(dirname(file), { recursive: true });
-  const tmp = `${file}.tmp`;
-  // Write then rename, so a crash mid-write never leaves a truncated state file.
-  await writeFile(
-    tmp,
+  // Written whole then renamed: a crash mid-write never leaves a truncated state file.
+  await writePrivateFile(
+    file,
     JSON.stringify({ version: STATE_VERSION, savedAt: new Date().toISOString(), services: cloud.snapshot() }),
   );
-  await rename(tmp, file);
 }
