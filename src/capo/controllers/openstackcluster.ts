@@ -110,7 +110,7 @@ import { clusterNameOf, isPaused, ownerClusterName } from '../cluster/owner.ts';
 import { ensureFloatingIpTags } from '../cluster/tags.ts';
 import { RuleSpecError } from '../cluster/security-group-rules.ts';
 import { deleteSecurityGroups, reconcileSecurityGroups } from '../cluster/security-groups.ts';
-import { IdentityError, type ScopeCache } from '../identity.ts';
+import { IdentityError, type Scope, type ScopeCache } from '../identity.ts';
 import { markFalse, markTrue, setCapiCondition, type Severity } from '../machine/conditions.ts';
 
 export const OPENSTACK_CLUSTER_CONTROLLER = 'openstackcluster';
@@ -351,6 +351,7 @@ class OpenStackClusterReconciler {
 
     const clusterName = clusterNameOf(osc);
     let run: Run | undefined;
+    let scope: Scope | undefined;
     let gone = false;
     try {
       if (isDeleting(osc)) {
@@ -376,15 +377,15 @@ class OpenStackClusterReconciler {
         markFalse(draft.conditions, Conditions.Ready, Reasons.InvalidSpec, 'Error', review.condition.message);
         return {};
       }
-      const api = await this.client(osc, spec, draft, signal, ctx);
-      if (!api) return { requeueAfterMs: this.opts.errorRetryMs };
+      scope = await this.client(osc, spec, draft, signal, ctx);
+      if (!scope) return { requeueAfterMs: this.opts.errorRetryMs };
       run = {
         osc,
         spec,
         cluster,
         clusterName,
         resourceName: clusterResourceName(namespace, clusterName),
-        api,
+        api: scope.client,
         draft,
         signal,
         ctx,
@@ -392,14 +393,15 @@ class OpenStackClusterReconciler {
       return await this.reconcileNormal(run, key);
     } finally {
       // Once the finalizer is off the object may be gone: nothing left to record.
+      scope?.release();
       if (!signal.aborted && !gone) await draft.persist(signal);
       if (run && this.opts.actAsClusterAPICore && draft.status.ready) await this.actAsCore(run);
     }
   }
 
   /**
-   * The identity's client, once Keystone accepted it; undefined (condition + Event) when the
-   * identity cannot be used or Keystone refuses it.
+   * A lease on the identity's client, once Keystone accepted it (release it when done); undefined
+   * (condition + Event) when the identity cannot be used or Keystone refuses it.
    */
   private async client(
     osc: OpenStackCluster,
@@ -407,7 +409,7 @@ class OpenStackClusterReconciler {
     draft: StatusDraft,
     signal: AbortSignal,
     ctx: ReconcileContext,
-  ): Promise<ClusterApi | undefined> {
+  ): Promise<Scope | undefined> {
     try {
       // Authenticated means Keystone issued a token, not that a client could be built.
       const scope = await this.scopes.authenticatedScopeFor({
@@ -416,7 +418,7 @@ class OpenStackClusterReconciler {
         signal,
       });
       markTrue(draft.conditions, Conditions.OpenStackAuthenticationSucceeded);
-      return scope.client;
+      return scope;
     } catch (err) {
       if (!IdentityError.is(err)) throw err;
       const message = `${err.message}; ${err.fix}`;
@@ -944,8 +946,9 @@ class OpenStackClusterReconciler {
       // No spec was ever accepted, so nothing was ever created.
       return this.finish(osc, ctx, key);
     }
-    const api = await this.client(osc, spec, draft, signal, ctx);
-    if (!api) return { requeueAfterMs: this.opts.errorRetryMs };
+    const scope = await this.client(osc, spec, draft, signal, ctx);
+    if (!scope) return { requeueAfterMs: this.opts.errorRetryMs };
+    const api = scope.client;
     const resourceName = clusterResourceName(namespace, clusterName);
     const run = { api, spec, draft, resourceName, signal, osc };
     try {
@@ -974,6 +977,8 @@ class OpenStackClusterReconciler {
       this.warn(osc, ClusterEventReasons.DeleteError, message);
       ctx.log.warn({ err }, `deleting the cluster: ${message}`);
       return { requeueAfterMs: this.opts.errorRetryMs };
+    } finally {
+      scope.release();
     }
     return this.finish(osc, ctx, key);
   }

@@ -241,7 +241,21 @@ class OpenStackServerReconciler {
 
     const scope = await this.scope(report, spec, obj.metadata!.namespace!, signal);
     if (!scope) return { requeueAfterMs: this.waitMs };
+    try {
+      return await this.ensure(report, spec, scope, signal);
+    } finally {
+      scope.release();
+    }
+  }
 
+  /** Bootstrap data, then one engine step with the identity's client. */
+  private async ensure(
+    report: ServerReport,
+    spec: OpenStackServerSpec,
+    scope: Scope,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const obj = report.object;
     const userData = await readUserData(this.mgr.client, obj.metadata!.namespace!, spec.userDataRef, signal);
     if (!userData.ready) {
       this.notReady(report, Reasons.WaitingForBootstrapData, userData.message);
@@ -253,7 +267,7 @@ class OpenStackServerReconciler {
     let result: EnsureResult;
     try {
       result = await engine.ensure(
-        { spec: serverSpec, ...stateFromStatus(status) },
+        { spec: serverSpec, ...stateFromStatus(report.status) },
         { signal, record: (state) => this.record(report, state, signal) },
       );
     } catch (err) {
@@ -375,6 +389,23 @@ class OpenStackServerReconciler {
       await report.write(signal);
       return { requeueAfterMs: this.waitMs };
     }
+    try {
+      return await this.remove(report, accepted, state, scope, done, signal);
+    } finally {
+      scope.release();
+    }
+  }
+
+  /** One engine removal step with the identity's client; `done` once nothing is left. */
+  private async remove(
+    report: ServerReport,
+    accepted: OpenStackServerSpec,
+    state: ServerState,
+    scope: Scope,
+    done: () => Promise<Result>,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const obj = report.object;
     if (state.resolved && !state.resolved.volumes) {
       const translated = toServerSpec(obj.metadata!.name!, accepted, undefined).spec;
       if (translated) state.resolved.volumes = volumeSpecs(translated);
