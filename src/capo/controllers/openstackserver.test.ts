@@ -11,8 +11,9 @@ import type { EventsV1Event } from '@kubernetes/client-node';
 import { kinds, type Condition } from '../../kube/index.ts';
 import { addFault } from '../../openstack/core/testing/target.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
+import type { Action } from '../../sim/kube/reactors.ts';
 import { capoKinds, SERVER_FINALIZER, type OpenStackServer, type OpenStackServerSpec } from '../api/index.ts';
-import { startCapoEnv, type CapoEnv, type RunningCapo } from '../testing/env.ts';
+import { IDENTITY_SECRET, startCapoEnv, type CapoEnv, type RunningCapo } from '../testing/env.ts';
 import { openServerFixtures, type ServerFixtures } from '../testing/server-fixtures.ts';
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 25 };
@@ -27,9 +28,16 @@ describe('OpenStackServer controller', () => {
   let capo: RunningCapo;
   let fx: ServerFixtures;
 
+  /** Every read of a Secret the controllers made, with the form they asked for. */
+  const secretReads: Action[] = [];
+
   before(async () => {
     env = await startCapoEnv();
     fx = await openServerFixtures(env);
+    env.kube.emulator.reactors.prepend('*', 'secrets', (action) => {
+      if (['get', 'list', 'watch'].includes(action.verb)) secretReads.push(action);
+      return { handled: false };
+    });
     capo = await env.startCapo({ controllers: ['openstackserver'] });
   });
   after(async () => {
@@ -216,6 +224,69 @@ describe('OpenStackServer controller', () => {
     } finally {
       await fetch(`${env.sim.url}/_sim/faults/${fault}`, { method: 'DELETE' });
     }
+  });
+
+  it('keeps no Secret in memory: bootstrap and identity Secrets are read directly, bootstrap Secrets watched as metadata', async () => {
+    const name = 'worker-late-data';
+    await fx.create(name, { rootVolume: undefined, userDataRef: { name: `${name}-bootstrap` } });
+    await until(async () => {
+      const s = await fx.get(name);
+      return condition(s, 'InstanceReady')?.reason === 'WaitingForBootstrapData' ? s : undefined;
+    }, 'WaitingForBootstrapData');
+    // As `kubectl apply` writes it: the last-applied annotation is a second copy of the data.
+    const value = '#cloud-config\nhostname: late\n';
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-bootstrap`, namespace: env.namespace },
+      type: 'cluster.x-k8s.io/secret',
+      stringData: { format: 'cloud-config', value },
+    };
+    await env.api.create(kinds.Secret, {
+      ...secret,
+      metadata: {
+        ...secret.metadata,
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(secret) },
+      },
+    });
+    const ready = await readyServer(name);
+    const server = await env.admin.compute.servers.get(ready.status!.instanceID!);
+    assert.equal(
+      (server as unknown as Record<string, unknown>)['OS-EXT-SRV-ATTR:user_data'],
+      Buffer.from(value).toString('base64'),
+    );
+
+    const whole = secretReads.filter((a) => a.verb !== 'get' && a.output !== 'partial');
+    assert.deepEqual(
+      whole.map((a) => `${a.verb} ${a.namespace}/${a.name} as ${a.output}`),
+      [],
+      'no list or watch of whole Secrets',
+    );
+    assert.ok(
+      secretReads.some((a) => a.verb === 'watch' && a.output === 'partial'),
+      'bootstrap Secrets are watched, as metadata only',
+    );
+    assert.ok(
+      secretReads.some((a) => a.verb === 'get' && a.name === IDENTITY_SECRET),
+      'the identity Secret is read directly',
+    );
+    assert.ok(
+      secretReads.some((a) => a.verb === 'get' && a.name === `${name}-bootstrap`),
+      'the bootstrap Secret is read directly',
+    );
+    const cached = capo.manager.informers.all().flatMap((i) => i.list());
+    const held = cached.filter((o) => 'data' in o || 'stringData' in o);
+    assert.deepEqual(
+      held.map((o) => `${o.kind} ${o.metadata?.name}`),
+      [],
+      'no cached object carries data',
+    );
+    const bootstrap = cached.find((o) => o.metadata?.name === `${name}-bootstrap`);
+    assert.ok(bootstrap, 'the watch saw the bootstrap Secret');
+    assert.equal(bootstrap.kind, 'PartialObjectMetadata');
+    assert.doesNotMatch(JSON.stringify(bootstrap), /hostname|cloud-config/);
+
+    await fx.remove(name);
   });
 
   it('refuses a spec change (condition + Warning Event) and keeps the server; floatingIPPoolRef is reported', async () => {

@@ -23,13 +23,13 @@
  * `floatingIPPoolRef` (the server is made, FloatingAddressFromPoolReady stays False), an ORC
  * `image.imageRef` and a port `qosPolicy` (nothing is made).
  */
-import type { V1Secret } from '@kubernetes/client-node';
 import {
   addFinalizer,
   hasFinalizer,
   isDeleting,
   isNotFound,
   kinds,
+  metadataOnly,
   objectKey,
   removeFinalizer,
   type Manager,
@@ -105,8 +105,9 @@ export function registerOpenStackServerController(
   mgr
     .controller(OPENSTACK_SERVER_CONTROLLER)
     .for(capoKinds.OpenStackServer, { predicates: [notStatusOnly] })
-    // The bootstrap data appears after the server object: look again as soon as it does.
-    .watches(kinds.Secret, (secret: V1Secret) =>
+    // The bootstrap data appears after the server object: look again as soon as it does. Metadata
+    // only: the Secrets themselves are read uncached (CAPO_UNCACHED_KINDS), never held here.
+    .watches(metadataOnly(kinds.Secret), (secret) =>
       servers
         .list()
         .filter(
