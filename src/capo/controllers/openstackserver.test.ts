@@ -208,7 +208,7 @@ describe('OpenStackServer controller', () => {
     });
     try {
       await fx.create(name);
-      await until(async () => {
+      const failed = await until(async () => {
         const o = await fx.get(name);
         return condition(o, 'InstanceReady')?.reason === 'InstanceCreateFailed' ? o : undefined;
       }, 'InstanceCreateFailed');
@@ -218,7 +218,8 @@ describe('OpenStackServer controller', () => {
         trunks: baseline.trunks + 1,
         volumes: baseline.volumes + 1,
       });
-      // Volumes are in status.resolved.volumes (ours); CAPO's status has none, and the accepted spec gives them.
+      // Recorded before its create (ours, not CAPO's): what the delete removes.
+      assert.deepEqual(failed.status?.resources?.volumes, [{ name: `${name}-root` }]);
       await fx.remove(name);
       assert.deepEqual(await fx.census(), baseline);
     } finally {
@@ -362,5 +363,99 @@ describe('OpenStackServer controller', () => {
     assert.doesNotMatch(condition(s2, 'OpenStackAuthenticationSucceeded')!.message, /nope/);
     await eventWith(name2, 'OpenStackAuthenticationFailed', 'Warning');
     await fx.remove(name2);
+  });
+});
+
+describe('OpenStackServer controller on a cloud without block storage', () => {
+  let env: CapoEnv;
+  let capo: RunningCapo | undefined;
+  let fx: ServerFixtures;
+
+  before(async () => {
+    env = await startCapoEnv({ notInCatalog: ['cinder'] });
+    fx = await openServerFixtures(env);
+  });
+  after(async () => {
+    await capo?.stop();
+    await env?.close();
+  });
+
+  const condition = (s: OpenStackServer | undefined, type: string): Condition | undefined =>
+    (s?.status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
+
+  it('a status CAPO wrote (no volumes recorded): the delete derives no volume name and needs no Cinder', async () => {
+    // Restored from CAPO (clusterctl move): CAPO made the port, recorded it, and the object is
+    // being deleted when this controller first sees it.
+    const baseline = await fx.census();
+    const name = 'from-capo';
+    const port = await env.os.network.ports.create({ network_id: fx.network.id, name: `${name}-0` });
+    await env.api.create(capoKinds.OpenStackServer, {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1alpha1',
+      kind: 'OpenStackServer',
+      metadata: { name, namespace: env.namespace, finalizers: [SERVER_FINALIZER] },
+      spec: JSON.parse(JSON.stringify(fx.spec({ ports: [{ network: { id: fx.network.id } }] }))),
+    });
+    await env.api.patch(
+      capoKinds.OpenStackServer,
+      { namespace: env.namespace, name },
+      'merge',
+      {
+        status: {
+          ready: false,
+          resolved: {
+            imageID: env.boot.imageId,
+            flavorID: fx.flavor.id,
+            ports: [
+              {
+                name: `${name}-0`,
+                description: '',
+                networkID: fx.network.id,
+                tags: [],
+                trunk: false,
+                fixedIPs: [],
+                securityGroups: [],
+              },
+            ],
+          },
+          resources: { ports: [{ id: port.id }] },
+        },
+      },
+      { subresource: 'status' },
+    );
+    await env.api.delete(capoKinds.OpenStackServer, { namespace: env.namespace, name });
+    capo = await env.startCapo({ controllers: ['openstackserver'] });
+    await eventually(async () => (await fx.get(name)) === undefined, {
+      ...WAIT,
+      what: `${name} deleted (the port, and no volume lookup)`,
+    });
+    assert.deepEqual(await fx.census(), baseline);
+  });
+
+  it('rootVolume: the missing service is said (not an auth failure); the delete removes the ports and the finalizer', async () => {
+    capo ??= await env.startCapo({ controllers: ['openstackserver'] });
+    const baseline = await fx.census();
+    const name = 'worker-nocinder';
+    await fx.create(name);
+    const s = await until(async () => {
+      const o = await fx.get(name);
+      return condition(o, 'InstanceReady')?.reason === 'EndpointNotFound' ? o : undefined;
+    }, 'InstanceReady EndpointNotFound');
+    const message = condition(s, 'InstanceReady')!.message;
+    assert.match(message, /rootVolume needs block storage/);
+    assert.match(message, /no block-storage \(volumev3\) endpoint \(interface public, region RegionOne/);
+    assert.equal(condition(s, 'Ready')?.reason, 'EndpointNotFound');
+    assert.equal(condition(s, 'OpenStackAuthenticationSucceeded')?.status, 'True', 'the credentials worked');
+    assert.equal(s.status?.resources?.volumes, undefined, 'no volume was ever asked for');
+    const events = (await env.api.listAll(kinds.EventsV1Event, { namespace: env.namespace })).items;
+    assert.ok(
+      events.some(
+        (e) => e.regarding?.name === name && e.type === 'Warning' && e.reason === 'EndpointNotFound',
+      ),
+      'a Warning Event says it',
+    );
+    assert.equal((await fx.census()).ports, baseline.ports + 2, 'the ports were made before the volumes');
+
+    await fx.remove(name);
+    assert.deepEqual(await fx.census(), baseline);
   });
 });

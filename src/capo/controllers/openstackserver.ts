@@ -11,9 +11,10 @@
  *   returns and we requeue at once), then ports (each id in status.resources.ports as soon as it
  *   exists), volumes, the server (status.instanceID at once) → instanceState, addresses, ready and
  *   the InstanceReady and Ready conditions.
- * reconcileDelete: from status alone (status.resolved with its volumes, resources, instanceID; for a
- *   status CAPO wrote, which has no volumes, their names from the accepted spec): the engine adopts again by name, deletes the server, volumes,
- *   trunks and ports; the finalizer goes last. Nothing recorded means nothing was created.
+ * reconcileDelete: from status alone (status.resolved, status.resources with the volumes recorded
+ *   before their create, instanceID; never a name derived from the spec): the engine adopts again by
+ *   name, deletes the server, volumes, trunks and ports; the finalizer goes last. Nothing recorded
+ *   means nothing was created.
  *
  * Never blocks: every wait is `{ requeueAfterMs }` (the engine's hint for BUILD and deletes, capped
  * at 10 s; 15 s, CAPO's, for bootstrap data and credentials; a bounded exponential back-off for
@@ -74,6 +75,8 @@ export const ServerEventReasons = {
   FailedCreateServer: 'FailedCreateServer',
   SuccessfulDeleteServer: 'SuccessfulDeleteServer',
   FailedDeleteServer: 'FailedDeleteServer',
+  /** shiftstack: a status CAPO wrote names no volumes; a delete leaves any CAPO made (see unrecordedVolumes). */
+  VolumesNotRecorded: 'VolumesNotRecorded',
 } as const;
 
 /** Condition reasons of a True condition (metav1 wants one). */
@@ -351,6 +354,10 @@ class OpenStackServerReconciler {
         reason = Reasons.InstanceDeleted;
         event = Reasons.InstanceDeleted;
         break;
+      case 'EndpointNotFound':
+        reason = Reasons.EndpointNotFound;
+        event = Reasons.EndpointNotFound;
+        break;
       case 'PortNotFound':
       case 'MultiplePorts':
         reason = Reasons.PortCreateFailed;
@@ -382,16 +389,16 @@ class OpenStackServerReconciler {
     // an instance id) nothing was made, and no credentials are needed to say so.
     if (!state.resolved && state.instanceID === undefined) return done();
 
-    // Cleanup acts on what was recorded: the accepted spec gives the credentials used (and, for a
-    // status CAPO wrote without resolved.volumes, the volume names).
+    // Cleanup acts on what was recorded; the accepted spec gives only the credentials used.
     const accepted = (status.acceptedSpec as OpenStackServerSpec | undefined) ?? obj.spec;
+    this.unrecordedVolumes(report, state, accepted);
     const scope = await this.scope(report, accepted, obj.metadata!.namespace!, signal);
     if (!scope) {
       await report.write(signal);
       return { requeueAfterMs: this.waitMs };
     }
     try {
-      return await this.remove(report, accepted, state, scope, done, signal);
+      return await this.remove(report, state, scope, done, signal);
     } finally {
       scope.release();
     }
@@ -400,18 +407,12 @@ class OpenStackServerReconciler {
   /** One engine removal step with the identity's client; `done` once nothing is left. */
   private async remove(
     report: ServerReport,
-    accepted: OpenStackServerSpec,
     state: ServerState,
     scope: Scope,
     done: () => Promise<Result>,
     signal: AbortSignal,
   ): Promise<Result> {
     const obj = report.object;
-    if (state.resolved && !state.resolved.volumes) {
-      const translated = toServerSpec(obj.metadata!.name!, accepted, undefined).spec;
-      if (translated) state.resolved.volumes = volumeSpecs(translated);
-    }
-
     const engine = new ServerEngine(scope.client, { backoff: this.backoff });
     let result: RemoveResult;
     try {
@@ -453,6 +454,23 @@ class OpenStackServerReconciler {
     }
   }
 
+  /**
+   * A status CAPO wrote records no volumes: CAPO finds them by names derived from the spec. Those
+   * are not deleted here (a removal derives no name, and needs no block storage when none was
+   * recorded); Nova takes them along with a recorded server, and when there was none the user is
+   * told which names to check.
+   */
+  private unrecordedVolumes(report: ServerReport, state: ServerState, accepted: OpenStackServerSpec): void {
+    if (state.instanceID !== undefined || !state.resolved || state.resolved.volumes) return;
+    const spec = toServerSpec(report.object.metadata!.name!, accepted, undefined).spec;
+    const names = spec ? volumeSpecs(spec).map((v) => v.name) : [];
+    if (names.length === 0) return;
+    report.event(
+      ServerEventReasons.VolumesNotRecorded,
+      `this status was written by CAPO, which records no volumes, and no server was made: volumes ${names.join(', ')} are not looked for; if CAPO made them before its create failed, delete them (openstack volume delete <name>)`,
+    );
+  }
+
   /** The client of the identityRef, or undefined with the condition and Event saying why. */
   private async scope(
     report: ServerReport,
@@ -486,12 +504,23 @@ class OpenStackServerReconciler {
   }
 
   /**
-   * An error the engine could not turn into a result: Keystone refusing the credentials or a
-   * region without the service (a condition, an Event, a wait for the Secret to be fixed), or no
-   * answer at all (rethrown: the queue's back-off retries it).
+   * An error the engine could not turn into a result: Keystone refusing the credentials (a
+   * condition, an Event, a wait for the Secret to be fixed), a catalog without a service the
+   * server needs (said as such: the credentials worked), or no answer at all (rethrown: the
+   * queue's back-off retries it).
    */
   private openStackError(report: ServerReport, err: unknown, during: 'ensure' | 'remove'): Result {
-    if (AuthenticationError.is(err) || EndpointNotFoundError.is(err)) {
+    if (EndpointNotFoundError.is(err)) {
+      this.authenticated(report);
+      this.notReady(
+        report,
+        Reasons.EndpointNotFound,
+        `${err.message}; use a region or cloud that has it`,
+        Reasons.EndpointNotFound,
+      );
+      return { requeueAfterMs: this.waitMs };
+    }
+    if (AuthenticationError.is(err)) {
       report.condition({
         type: Conditions.OpenStackAuthenticationSucceeded,
         status: 'False',
