@@ -58,7 +58,7 @@ import {
   type BackoffPolicy,
   type DesiredLoadBalancer,
 } from '../../openstack/services/loadbalancer/index.ts';
-import { DependencyError } from '../../openstack/services/server/index.ts';
+import { DependencyError, waitHint } from '../../openstack/services/server/index.ts';
 import {
   capoKinds,
   CLUSTER_FINALIZER,
@@ -102,6 +102,7 @@ import {
   type FloatingIpContext,
 } from '../cluster/bastion.ts';
 import { deleteManagedNetwork } from '../cluster/delete.ts';
+import { foreignMessage, type ForeignResource } from '../cluster/foreign.ts';
 import { reconcileExternalNetwork } from '../cluster/external-network.ts';
 import { reconcileFailureDomains } from '../cluster/failure-domains.ts';
 import { clusterResourceName, loadBalancerName, resourceDescription } from '../cluster/names.ts';
@@ -121,6 +122,8 @@ export const ClusterReasons = {
   WaitingForLoadBalancer: 'WaitingForLoadBalancer',
   /** Ready while the cluster is being deleted. */
   Deleting: 'Deleting',
+  /** Ready while the deletion waits for resources this cluster did not make to go. */
+  ForeignResources: 'ForeignResources',
 } as const;
 
 /** Event reasons, CAPO's where CAPO has one. */
@@ -143,6 +146,8 @@ export const ClusterEventReasons = {
   InvalidAllowedCIDR: 'FailedIPAddressValidation',
   OctaviaProviderNotFound: 'OctaviaProviderNotFound',
   OctaviaFlavorNotFound: 'OctaviaFlavorNotFound',
+  /** Something on the cluster's network or bastion this cluster did not make, left in place. */
+  ForeignResources: 'ForeignResources',
 } as const;
 
 export interface OpenStackClusterControllerOptions {
@@ -162,6 +167,11 @@ export interface OpenStackClusterControllerOptions {
   loadBalancerBackoff?: Partial<Pick<BackoffPolicy, 'initialMs' | 'maxMs'>>;
   /** At most one delete-and-recreate of an ERROR load balancer per cluster in this window (5 min). */
   recreateWindowMs?: number;
+  /**
+   * A deletion waiting for foreign resources (someone else's port on the network, floating IP on
+   * the bastion) looks again after half the deletion's age, from `deleteWaitMs` up to this (2 min).
+   */
+  foreignWaitMaxMs?: number;
 }
 
 const CAP_MS = 15_000;
@@ -299,6 +309,7 @@ class OpenStackClusterReconciler {
       errorRetryMs: 15_000,
       loadBalancerBackoff: {},
       recreateWindowMs: 300_000,
+      foreignWaitMaxMs: 120_000,
       ...opts,
     };
     this.opts.bastionWaitMs = cap(this.opts.bastionWaitMs);
@@ -805,8 +816,9 @@ class OpenStackClusterReconciler {
     const { osc, spec, draft, signal, ctx } = run;
     const servers = await this.bastionServers(osc, signal);
     if (!bastionEnabled({ spec })) {
-      const gone = await this.deleteBastion(run, servers);
-      return gone ? {} : { requeueAfterMs: this.opts.bastionWaitMs };
+      const out = await this.deleteBastion(run, servers);
+      if (out.foreign.length > 0) this.reportForeign(osc, ctx, "the bastion's ports", out.foreign);
+      return out.gone ? {} : { requeueAfterMs: this.opts.bastionWaitMs };
     }
     if (!draft.status.network) {
       this.warn(
@@ -876,9 +888,14 @@ class OpenStackClusterReconciler {
     // Only now may the old bastions go: the new one is ready and holds the address.
     let waiting = false;
     for (const server of old) {
-      await releaseBastionFloatingIPs(fipCtx, server, fip?.floating_ip_address);
-      await deleteBastionServer(this.mgr.api, server, signal);
+      const { foreign } = await releaseBastionFloatingIPs(fipCtx, server, fip?.floating_ip_address);
       waiting = true;
+      if (foreign.length > 0) {
+        // Deleting its port would detach someone else's address: the old bastion stays meanwhile.
+        this.reportForeign(osc, ctx, `the ports of the old bastion ${server.metadata?.name}`, foreign);
+        continue;
+      }
+      await deleteBastionServer(this.mgr.api, server, signal);
       if (!server.metadata?.deletionTimestamp)
         this.mgr.events.event(
           osc,
@@ -890,14 +907,22 @@ class OpenStackClusterReconciler {
     return waiting ? { requeueAfterMs: this.opts.bastionWaitMs } : {};
   }
 
-  /** The floating IPs, then the OpenStackServers; true once none is left. */
+  /**
+   * The floating IPs, then the OpenStackServers; gone once none is left. A bastion carrying a
+   * floating IP this cluster did not make is not deleted (its port's deletion would detach it).
+   */
   private async deleteBastion(
     run: Pick<Run, 'api' | 'spec' | 'draft' | 'resourceName' | 'signal' | 'osc'>,
     servers: readonly OpenStackServer[],
-  ): Promise<boolean> {
+  ): Promise<{ gone: boolean; foreign: ForeignResource[] }> {
     const fipCtx = this.fipContext(run);
+    const foreign: ForeignResource[] = [];
     for (const server of servers) {
-      await releaseBastionFloatingIPs(fipCtx, server);
+      const released = await releaseBastionFloatingIPs(fipCtx, server);
+      if (released.foreign.length > 0) {
+        foreign.push(...released.foreign);
+        continue;
+      }
       if (!server.metadata?.deletionTimestamp) {
         await deleteBastionServer(this.mgr.api, server, run.signal);
         this.mgr.events.event(
@@ -908,10 +933,47 @@ class OpenStackClusterReconciler {
         );
       }
     }
-    if (servers.length > 0) return false;
+    if (servers.length > 0) return { gone: false, foreign };
     await releaseRecordedFloatingIP(fipCtx);
     delete run.draft.status.bastion;
-    return true;
+    return { gone: true, foreign };
+  }
+
+  /** A Warning Event (and log line) naming what was found and left, and what the user can do. */
+  private reportForeign(
+    osc: OpenStackCluster,
+    ctx: ReconcileContext,
+    where: string,
+    foreign: readonly ForeignResource[],
+  ): string {
+    const message = foreignMessage(where, foreign);
+    this.warn(osc, ClusterEventReasons.ForeignResources, message);
+    ctx.log.warn({ foreign: foreign.map((r) => r.id) }, message);
+    return message;
+  }
+
+  /**
+   * The deletion waits for resources it did not make: Ready says which and what to do, an Event
+   * too, and it looks again after a wait that grows with the deletion's age (restart-proof).
+   */
+  private waitForForeign(
+    osc: OpenStackCluster,
+    draft: StatusDraft,
+    ctx: ReconcileContext,
+    where: string,
+    foreign: readonly ForeignResource[],
+  ): Result {
+    const message = this.reportForeign(osc, ctx, where, foreign);
+    markFalse(draft.conditions, Conditions.Ready, ClusterReasons.ForeignResources, 'Warning', message);
+    const policy = {
+      initialMs: this.opts.deleteWaitMs,
+      maxMs: Math.max(this.opts.deleteWaitMs, this.opts.foreignWaitMaxMs),
+      idleMs: this.opts.foreignWaitMaxMs,
+    };
+    // Typed a Date by client-node, a string on the wire: either way an instant.
+    const deleting = osc.metadata?.deletionTimestamp;
+    const since = deleting === undefined ? undefined : new Date(deleting).toISOString();
+    return { requeueAfterMs: waitHint(since, this.mgr.clock.now(), policy) };
   }
 
   /* ------------------------------------------------------------------ delete */
@@ -952,14 +1014,25 @@ class OpenStackClusterReconciler {
     const resourceName = clusterResourceName(namespace, clusterName);
     const run = { api, spec, draft, resourceName, signal, osc };
     try {
-      if (!(await this.deleteBastion(run, await this.bastionServers(osc, signal)))) {
+      const bastion = await this.deleteBastion(run, await this.bastionServers(osc, signal));
+      if (bastion.foreign.length > 0)
+        return this.waitForForeign(osc, draft, ctx, "the bastion's ports", bastion.foreign);
+      if (!bastion.gone) {
         ctx.log.info('waiting for the bastion to be deleted');
         return { requeueAfterMs: this.opts.bastionWaitMs };
       }
       const lbWait = await this.deleteEndpoint(run, key);
       if (lbWait !== undefined) return { requeueAfterMs: lbWait };
-      const network = await deleteManagedNetwork(api, spec, resourceName, signal);
+      const network = await deleteManagedNetwork(api, spec, { resourceName, clusterName }, signal);
       if (network.deleted.length > 0) ctx.log.info({ deleted: network.deleted }, 'cluster network deleted');
+      if (network.foreign.length > 0)
+        return this.waitForForeign(
+          osc,
+          draft,
+          ctx,
+          `the cluster network ${network.network ?? ''}`,
+          network.foreign,
+        );
       if (!network.done) {
         ctx.log.info(network.waitingFor ?? 'waiting for the network to go');
         return { requeueAfterMs: this.opts.deleteWaitMs };

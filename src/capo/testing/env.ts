@@ -91,6 +91,7 @@ CAPO_CONTROLLERS[OPENSTACK_CLUSTER_CONTROLLER] = (mgr, scopes, opts) =>
     deleteWaitMs: 200,
     errorRetryMs: 500,
     loadBalancerBackoff: { initialMs: 50, maxMs: 500 },
+    foreignWaitMaxMs: 1_000,
     ...opts.cluster,
   });
 
