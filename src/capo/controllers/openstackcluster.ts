@@ -34,9 +34,11 @@
  * Never sleeps: Octavia and server waits are `{ requeueAfterMs }` (CAPO's intervals, capped at 15 s);
  * the bastion's OpenStackServer and the machines wake the cluster as soon as they change.
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   addFinalizer,
   clone,
+  fieldsChanged,
   hasFinalizer,
   isAlreadyExists,
   isDeleting,
@@ -47,7 +49,6 @@ import {
   removeFinalizer,
   type Manager,
   type ObjectKey,
-  type Predicate,
   type ReconcileContext,
   type Request,
   type Result,
@@ -223,20 +224,19 @@ export function registerOpenStackClusterController(
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
 }
 
-/** OpenStackMachine updates that can change a member: labels, addresses, deletion. */
-const memberRelevant: Predicate<OpenStackMachine> = {
-  update: (a, b) =>
-    a.metadata?.labels?.[CONTROL_PLANE_LABEL] !== b.metadata?.labels?.[CONTROL_PLANE_LABEL] ||
-    Boolean(a.metadata?.deletionTimestamp) !== Boolean(b.metadata?.deletionTimestamp) ||
-    JSON.stringify(a.status?.addresses ?? []) !== JSON.stringify(b.status?.addresses ?? []),
-};
+/** OpenStackMachine updates that can change a member: the control-plane label, addresses, deletion. */
+const memberRelevant = fieldsChanged<OpenStackMachine>((m) => [
+  m.metadata?.labels?.[CONTROL_PLANE_LABEL],
+  Boolean(m.metadata?.deletionTimestamp),
+  m.status?.addresses ?? [],
+]);
 
-const clusterGate: Predicate<Cluster> = {
-  update: (a, b) =>
-    a.spec?.paused !== b.spec?.paused ||
-    a.spec?.infrastructureRef?.name !== b.spec?.infrastructureRef?.name ||
-    Boolean(a.metadata?.deletionTimestamp) !== Boolean(b.metadata?.deletionTimestamp),
-};
+/** Cluster updates that matter here: paused, which OpenStackCluster it names, its deletion. */
+const clusterGate = fieldsChanged<Cluster>((c) => [
+  c.spec?.paused,
+  c.spec?.infrastructureRef?.name,
+  Boolean(c.metadata?.deletionTimestamp),
+]);
 
 /** The status being built, written whenever something was created (so it is recorded first). */
 class StatusDraft {
@@ -1151,7 +1151,7 @@ class OpenStackClusterReconciler {
     const failureDomains = draft.status.failureDomains ?? {};
     if (
       status.infrastructureReady !== true ||
-      JSON.stringify(status.failureDomains ?? {}) !== JSON.stringify(failureDomains)
+      !isDeepStrictEqual(status.failureDomains ?? {}, failureDomains)
     ) {
       const modified = clone(cluster);
       modified.status = { ...status, infrastructureReady: true, failureDomains };

@@ -18,6 +18,14 @@ import { openServerFixtures, type ServerFixtures } from '../testing/server-fixtu
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 25 };
 
+/** Keys the OpenStackServer controller's queue took back rate-limited (client-go's workqueue_retries_total). */
+async function queueRetries(capo: RunningCapo): Promise<number> {
+  const metric = (await capo.registry.getMetricsAsJSON()).find((m) => m.name === 'workqueue_retries_total');
+  return (metric?.values ?? [])
+    .filter((v) => v.labels.name === 'openstackserver')
+    .reduce((sum, v) => sum + v.value, 0);
+}
+
 /** Polls until `fn` gives a value. */
 async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
   return (await eventually(fn, { ...WAIT, what }))!;
@@ -163,6 +171,7 @@ describe('OpenStackServer controller', () => {
       message: 'No valid host was found. There are not enough hosts available.',
       times: 5,
     });
+    const retriesBefore = await queueRetries(capo);
     const counts = new Set<number>();
     let watching = true;
     const watcher = (async () => {
@@ -187,6 +196,11 @@ describe('OpenStackServer controller', () => {
       await watcher;
     }
     assert.ok(Math.max(...counts) <= 2, `ports seen: ${[...counts].sort().join(', ')}`);
+    // The back-off is the work queue's (per key, reset by a success), not one kept beside it.
+    assert.ok(
+      (await queueRetries(capo)) - retriesBefore >= 5,
+      'each refusal went back to the queue rate-limited',
+    );
     const faults = (await (await fetch(`${env.sim.url}/_sim/faults`)).json()) as { faults: unknown[] };
     assert.deepEqual(faults.faults, [], 'all 5 refusals were used');
     const servers = await env.admin.compute.servers.list({ all_tenants: true, name: `^${name}$` }).all();

@@ -17,8 +17,9 @@
  *   means nothing was created.
  *
  * Never blocks: every wait is `{ requeueAfterMs }` (the engine's hint for BUILD and deletes, capped
- * at 10 s; 15 s, CAPO's, for bootstrap data and credentials; a bounded exponential back-off for
- * failures that may pass, such as Nova's NoValidHost).
+ * at 10 s; 15 s, CAPO's, for bootstrap data and credentials). A failure that may pass, such as
+ * Nova's NoValidHost, is reported and thrown (RetryableServerError): the work queue retries it with
+ * its per-key exponential back-off, capped at 15 s and reset by a success.
  *
  * Not supported yet, and said so (condition + Warning Event, never silently ignored):
  * `floatingIPPoolRef` (the server is made, FloatingAddressFromPoolReady stays False), an ORC
@@ -26,15 +27,19 @@
  */
 import {
   addFinalizer,
+  BucketRateLimiter,
   hasFinalizer,
   isDeleting,
   isNotFound,
+  ItemExponentialFailureRateLimiter,
+  keyOf,
   kinds,
+  MaxOfRateLimiter,
   metadataOnly,
   objectKey,
   removeFinalizer,
+  specOrMetadataChanged,
   type Manager,
-  type Predicate,
   type ReconcileContext,
   type Request,
   type Result,
@@ -58,7 +63,6 @@ import {
   reviewSpec,
   SERVER_FINALIZER,
   SERVER_UNEXPECTEDLY_DELETED_MESSAGE,
-  type OpenStackServer,
   type OpenStackServerSpec,
 } from '../api/index.ts';
 import { IdentityError, type Scope, type ScopeCache } from '../identity.ts';
@@ -90,13 +94,35 @@ export interface OpenStackServerControllerOptions {
   backoff?: Partial<BackoffPolicy>;
   /** Waiting for bootstrap data or credentials: CAPO's 15 s (capped at 15 s). */
   waitMs?: number;
-  /** A failure that may pass (NoValidHost, a quota): first retry, doubling up to `errorMaxMs`. */
+  /**
+   * A failure that may pass (NoValidHost, a quota): the work queue's per-key back-off starts here
+   * (default 1 s) and doubles up to `errorMaxMs`; a success or a wait resets it.
+   */
   errorInitialMs?: number;
   /** Cap of the failure back-off (default and ceiling 15 s). */
   errorMaxMs?: number;
 }
 
 const MAX_WAIT_MS = 15_000;
+
+/**
+ * A failure that may pass (Nova's NoValidHost, a quota, a delete refused for now), already said in
+ * the conditions and an Event: thrown so that the work queue retries the object with its per-key
+ * back-off, which a success or a wait resets.
+ */
+export class RetryableServerError extends Error {
+  override readonly name = 'RetryableServerError';
+  /** The condition reason it was reported with. */
+  readonly reason: string;
+  /** `namespace/name` of the OpenStackServer. */
+  readonly server: string;
+
+  constructor(server: string, reason: string, message: string) {
+    super(`OpenStackServer ${server}: ${reason}: ${message}`);
+    this.server = server;
+    this.reason = reason;
+  }
+}
 
 export function registerOpenStackServerController(
   mgr: Manager,
@@ -105,9 +131,12 @@ export function registerOpenStackServerController(
 ): void {
   const r = new OpenStackServerReconciler(mgr, scopes, opts);
   const servers = mgr.informers.informerFor(capoKinds.OpenStackServer);
+  const errorMaxMs = Math.min(Math.max(opts.errorMaxMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
+  const errorInitialMs = Math.min(Math.max(opts.errorInitialMs ?? 1_000, 1), errorMaxMs);
   mgr
     .controller(OPENSTACK_SERVER_CONTROLLER)
-    .for(capoKinds.OpenStackServer, { predicates: [notStatusOnly] })
+    // Our own status writes need no reconcile (each step requeues for what it waits on).
+    .for(capoKinds.OpenStackServer, { predicates: [specOrMetadataChanged()] })
     // The bootstrap data appears after the server object: look again as soon as it does. Metadata
     // only: the Secrets themselves are read uncached (CAPO_UNCACHED_KINDS), never held here.
     .watches(metadataOnly(kinds.Secret), (secret) =>
@@ -120,41 +149,31 @@ export function registerOpenStackServerController(
         )
         .map((s) => objectKey(s)),
     )
-    .withOptions({ maxConcurrentReconciles: opts.workers ?? 10 })
+    .withOptions({
+      maxConcurrentReconciles: opts.workers ?? 10,
+      // Failures (RetryableServerError, or no answer at all) back off per object, capped at CAPO's
+      // 15 s; the bucket bounds all retries together, as client-go's default limiter does.
+      rateLimiter: new MaxOfRateLimiter<string>(
+        new ItemExponentialFailureRateLimiter(errorInitialMs, errorMaxMs),
+        new BucketRateLimiter(10, 100, mgr.clock),
+      ),
+    })
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
 }
-
-/**
- * Our own status writes need no reconcile (each step requeues for what it waits on); a spec,
- * deletion, finalizer, label or annotation change does.
- */
-const notStatusOnly: Predicate<OpenStackServer> = {
-  update: (a, b) =>
-    a.metadata?.generation !== b.metadata?.generation ||
-    a.metadata?.deletionTimestamp !== b.metadata?.deletionTimestamp ||
-    JSON.stringify([a.metadata?.finalizers, a.metadata?.labels, a.metadata?.annotations]) !==
-      JSON.stringify([b.metadata?.finalizers, b.metadata?.labels, b.metadata?.annotations]),
-};
 
 class OpenStackServerReconciler {
   private readonly mgr: Manager;
   private readonly scopes: ScopeCache;
   private readonly backoff: Partial<BackoffPolicy>;
   private readonly waitMs: number;
-  private readonly errorInitialMs: number;
-  private readonly errorMaxMs: number;
   /** The resourceVersion of our last write per object (namespace/name), while the cache may lag it. */
   private readonly written = new Map<string, string>();
-  /** Consecutive retryable failures per object (uid), for the back-off; forgotten on success. */
-  private readonly failures = new Map<string, number>();
 
   constructor(mgr: Manager, scopes: ScopeCache, opts: OpenStackServerControllerOptions) {
     this.mgr = mgr;
     this.scopes = scopes;
     this.backoff = opts.backoff ?? {};
     this.waitMs = Math.min(Math.max(opts.waitMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
-    this.errorMaxMs = Math.min(Math.max(opts.errorMaxMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
-    this.errorInitialMs = Math.min(Math.max(opts.errorInitialMs ?? 1_000, 1), this.errorMaxMs);
   }
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
@@ -292,11 +311,9 @@ class OpenStackServerReconciler {
   /** The engine's result in status and conditions; the requeue it asks for. */
   private ensured(report: ServerReport, result: EnsureResult): Result {
     const status = report.status;
-    const uid = report.object.metadata?.uid ?? '';
     Object.assign(status, statusFromState(result.state));
     switch (result.phase) {
       case 'Ready':
-        this.failures.delete(uid);
         status.instanceID = result.instanceID;
         status.instanceState = result.instanceState;
         status.addresses = addressesOf(result.addresses);
@@ -305,7 +322,6 @@ class OpenStackServerReconciler {
         report.condition({ type: Conditions.Ready, status: 'True', reason: ServerReady });
         return {};
       case 'Pending':
-        this.failures.delete(uid);
         if (result.instanceState !== undefined) status.instanceState = result.instanceState;
         if (result.server) status.addresses = addressesOf(instanceAddresses(result.server));
         if (result.reason === 'Resolved') return { requeueAfterMs: 1 };
@@ -370,7 +386,7 @@ class OpenStackServerReconciler {
     status.ready = false;
     this.notReady(report, reason, message, event);
     if (result.terminal) return {};
-    return { requeueAfterMs: this.errorBackoff(report) };
+    throw new RetryableServerError(keyOf(report.object), reason, message);
   }
 
   private async reconcileDelete(report: ServerReport, signal: AbortSignal): Promise<Result> {
@@ -382,7 +398,6 @@ class OpenStackServerReconciler {
       await removeFinalizer(this.mgr.api, capoKinds.OpenStackServer, report.object, SERVER_FINALIZER, {
         signal,
       });
-      this.failures.delete(obj.metadata?.uid ?? '');
       return {};
     };
     // The create path records status.resolved before it makes anything: without it (and without
@@ -438,7 +453,6 @@ class OpenStackServerReconciler {
       case 'Ready':
         return done();
       case 'Pending':
-        this.failures.delete(obj.metadata?.uid ?? '');
         await report.write(signal);
         return { requeueAfterMs: result.retryAfterMs };
       case 'Failed':
@@ -450,7 +464,7 @@ class OpenStackServerReconciler {
           ServerEventReasons.FailedDeleteServer,
         );
         await report.write(signal);
-        return { requeueAfterMs: this.errorBackoff(report) };
+        throw new RetryableServerError(keyOf(obj), Reasons.InstanceDeleteFailed, result.message);
     }
   }
 
@@ -555,13 +569,6 @@ class OpenStackServerReconciler {
   private async record(report: ServerReport, state: ServerState, signal: AbortSignal): Promise<void> {
     Object.assign(report.status, statusFromState(state));
     await report.write(signal);
-  }
-
-  private errorBackoff(report: ServerReport): number {
-    const uid = report.object.metadata?.uid ?? '';
-    const n = (this.failures.get(uid) ?? 0) + 1;
-    this.failures.set(uid, n);
-    return Math.min(this.errorMaxMs, this.errorInitialMs * 2 ** Math.min(n - 1, 20));
   }
 }
 
