@@ -15,8 +15,8 @@
  * rotation is closed, connection pool and all, as soon as no lease holds it, so however many
  * identities pass through, at most `maxSize` idle pools stay open.
  *
- * Secrets are read with the reader given, which should not cache them (`apiReader`): no Secret is
- * kept in memory beyond one read, as upstream CAPO disables its cache for Secrets.
+ * Secrets are read with the reader given, which should not cache them (see ScopeCacheOptions): no
+ * Secret is kept in memory beyond one read, as upstream CAPO disables its cache for Secrets.
  */
 import { createHash } from 'node:crypto';
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
@@ -118,6 +118,10 @@ export interface Scope extends BuiltScope {
 }
 
 export interface ScopeCacheOptions {
+  /**
+   * Reads OpenStackClusterIdentities, Namespaces and Secrets. It should not cache Secrets: the
+   * manager's client with `CAPO_UNCACHED_KINDS` (src/capo/cache.ts), or `apiReader`.
+   */
   reader: ObjectReader;
   /** CAPO's `--scope-cache-max-size`; default 10. */
   maxSize?: number;
