@@ -29,6 +29,7 @@ import {
   registerOpenStackServerController,
   type OpenStackServerControllerOptions,
 } from './controllers/openstackserver.ts';
+import { CAPO_UNCACHED_KINDS } from './cache.ts';
 import { ScopeCache } from './identity.ts';
 
 /** CAPO's LeaderElectionID. */
@@ -167,6 +168,7 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
     registry,
     qps: opts.kubeApiQps,
     burst: opts.kubeApiBurst,
+    disableCacheFor: CAPO_UNCACHED_KINDS,
     ...(opts.syncPeriodMs > 0 ? { informers: { resyncPeriodMs: opts.syncPeriodMs } } : {}),
     ...(opts.health ? { healthProbe: opts.health } : {}),
     ...(deps.gracefulShutdownTimeoutMs !== undefined
@@ -185,8 +187,8 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
         }
       : {}),
   });
-  // Identity Secrets are read from the cache: a reconcile costs no API read, and a rotated
-  // clouds.yaml arrives by watch (a new digest, a new client).
+  // Identity Secrets are read uncached (CAPO_UNCACHED_KINDS), one GET per reconcile: a rotated
+  // clouds.yaml is seen by the next reconcile (a new digest, a new client).
   const scopes = new ScopeCache({
     reader: manager.client,
     maxSize: opts.scopeCacheMaxSize,

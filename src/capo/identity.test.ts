@@ -6,6 +6,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { kinds } from '../kube/index.ts';
+import type { OpenStackClient } from '../openstack/client.ts';
+import { ClientClosedError } from '../openstack/core/errors.ts';
 import { TokenCache } from '../openstack/core/token-cache.ts';
 import { capoKinds } from './api/index.ts';
 import { apiReader, IdentityError, ScopeCache } from './identity.ts';
@@ -112,9 +114,13 @@ describe('ScopeCache', () => {
       const sameContent = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
       assert.equal(sameContent.client, first.client);
       await env.identitySecret('rotated', { authUrl: `${env.sim.authUrl}/` });
+      first.release();
+      again.release();
+      sameContent.release();
       const rotated = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
       assert.notEqual(rotated.client, first.client);
       assert.equal(scopes.size, 1);
+      assert.equal(first.client.closed, true, 'the replaced client, no longer held, is closed');
       await rotated.client.compute.flavors.list().all();
     } finally {
       await scopes.close();
@@ -138,6 +144,64 @@ describe('ScopeCache', () => {
       // a was used more recently than b, so b went.
       assert.equal(await scopeOf(0), a);
       assert.notEqual(await scopeOf(1), b);
+    } finally {
+      await scopes.close();
+    }
+  });
+
+  it('closes the clients it evicts once no reconcile holds them: 6 identities, a cache of 2, at most 2 open', async () => {
+    const scopes = cache(2);
+    const built = new Set<OpenStackClient>();
+    try {
+      const refs = await Promise.all(
+        Array.from({ length: 6 }, (_, i) => env.identitySecret(`many-${i}`, { cloudName: `many-${i}` })),
+      );
+      // Round robin over more identities than the cache holds: every reconcile misses.
+      for (let round = 0; round < 3; round++) {
+        for (const ref of refs) {
+          const scope = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+          built.add(scope.client);
+          try {
+            await scope.client.compute.flavors.list().all();
+          } finally {
+            scope.release();
+          }
+        }
+      }
+      assert.equal(built.size, 18, 'each miss built a client');
+      const open = [...built].filter((c) => !c.closed);
+      assert.equal(open.length, 2, 'only the cached clients keep a connection pool');
+      assert.equal(scopes.openClients, 2);
+      const retired = [...built].find((c) => c.closed)!;
+      await assert.rejects(retired.compute.flavors.list().all(), ClientClosedError.is);
+    } finally {
+      await scopes.close();
+    }
+  });
+
+  it('an evicted client serves the reconcile holding it to the end, and is closed when released', async () => {
+    const scopes = cache(1);
+    try {
+      const [a, b] = await Promise.all(
+        ['held-a', 'held-b'].map((n) => env.identitySecret(n, { cloudName: n })),
+      );
+      const held = await scopes.scopeFor({ namespace: env.namespace, identityRef: a! });
+      const inFlight = held.client.compute.flavors.list().all();
+      const other = await scopes.scopeFor({ namespace: env.namespace, identityRef: b! });
+      other.release();
+      assert.notEqual(other.client, held.client);
+      assert.equal(scopes.size, 1, 'a is evicted');
+      assert.ok((await inFlight).length > 0, 'the call in flight at eviction got its answer');
+      // The reconcile goes on with the client it was given.
+      await held.client.network.networks.list().all();
+      assert.equal(held.client.closed, false);
+      assert.equal(scopes.openClients, 2);
+      held.release();
+      held.release();
+      assert.equal(held.client.closed, true);
+      assert.equal(scopes.openClients, 1);
+      assert.equal(other.client.closed, false, 'the cached client stays open when idle');
+      await assert.rejects(held.client.compute.flavors.list().all(), ClientClosedError.is);
     } finally {
       await scopes.close();
     }

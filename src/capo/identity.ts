@@ -9,6 +9,14 @@
  * same identity reuses the client, so the Keystone token (cached process-wide by auth request) is
  * asked for once, not once per reconcile (CAPO #1647). The digest is over the Secret's content, so a
  * rotated Secret yields a new client on the next reconcile while the old one finishes its calls.
+ *
+ * Each `scopeFor` is a lease: the caller releases it when its reconcile is done with the client. A
+ * client evicted from the LRU (more identities than `--scope-cache-max-size`) or replaced by a
+ * rotation is closed, connection pool and all, as soon as no lease holds it, so however many
+ * identities pass through, at most `maxSize` idle pools stay open.
+ *
+ * Secrets are read with the reader given, which should not cache them (see ScopeCacheOptions): no
+ * Secret is kept in memory beyond one read, as upstream CAPO disables its cache for Secrets.
  */
 import { createHash } from 'node:crypto';
 import type { V1Namespace, V1Secret } from '@kubernetes/client-node';
@@ -89,8 +97,8 @@ export function apiReader(api: KubeClient): ObjectReader {
   };
 }
 
-/** A working identity: the client and what a controller reports about it. */
-export interface Scope {
+/** What a client was built from, and what a controller reports about it. */
+interface BuiltScope {
   client: OpenStackClient;
   /** The config the client was built from (after the identityRef's region override). */
   config: CloudConfig;
@@ -101,7 +109,19 @@ export interface Scope {
   source: string;
 }
 
+/**
+ * A working identity, leased: the client stays open until `release()` (call it once the reconcile
+ * is done with the client, in a `finally`; calling it again does nothing).
+ */
+export interface Scope extends BuiltScope {
+  release(): void;
+}
+
 export interface ScopeCacheOptions {
+  /**
+   * Reads OpenStackClusterIdentities, Namespaces and Secrets. It should not cache Secrets: the
+   * manager's client with `CAPO_UNCACHED_KINDS` (src/capo/cache.ts), or `apiReader`.
+   */
   reader: ObjectReader;
   /** CAPO's `--scope-cache-max-size`; default 10. */
   maxSize?: number;
@@ -124,17 +144,26 @@ interface Credentials {
   source: string;
 }
 
+/** One client in the cache, and the leases on it. */
+interface Entry {
+  scope: Promise<BuiltScope>;
+  /** Leases not released yet. */
+  users: number;
+  /** Out of the cache (evicted, replaced, failed, or the cache closed): closed once unused. */
+  retired: boolean;
+}
+
 export class ScopeCache {
   readonly maxSize: number;
   private readonly reader: ObjectReader;
   private readonly clientOptions: Omit<OpenStackClientOptions, 'signal'>;
   private readonly log: Logger | undefined;
   /** In LRU order, oldest first: a hit moves its entry to the end. */
-  private readonly entries = new Map<string, Promise<Scope>>();
+  private readonly entries = new Map<string, Entry>();
   /** identity (kind, namespace, name, cloud, region) → the entry key its current content maps to. */
   private readonly current = new Map<string, string>();
-  /** Every client ever built, closed by `close()`; evicted ones may still serve reconciles in flight. */
-  private readonly built = new Set<OpenStackClient>();
+  /** Clients built and not closed: the cached ones, and retired ones still leased. */
+  private readonly open = new Set<OpenStackClient>();
 
   constructor(opts: ScopeCacheOptions) {
     const max = opts.maxSize ?? DEFAULT_SCOPE_CACHE_MAX_SIZE;
@@ -150,7 +179,15 @@ export class ScopeCache {
     return this.entries.size;
   }
 
-  /** The client for an identityRef; throws IdentityError when the identity cannot be used. */
+  /** Clients with an open connection pool: at most `maxSize`, plus evicted ones a reconcile still holds. */
+  get openClients(): number {
+    return this.open.size;
+  }
+
+  /**
+   * A lease on the client for an identityRef; throws IdentityError when the identity cannot be
+   * used. Release it when done.
+   */
   async scopeFor(req: ScopeRequest): Promise<Scope> {
     const { identityRef: ref, namespace, signal } = req;
     const creds = await this.credentials(namespace, ref, signal);
@@ -168,8 +205,9 @@ export class ScopeCache {
     ]);
 
     const previous = this.current.get(identity);
-    if (previous !== undefined && previous !== key && this.entries.delete(previous)) {
+    if (previous !== undefined && previous !== key && this.entries.has(previous)) {
       this.log?.info({ identity: creds.source, cloudName: ref.cloudName }, 'credentials changed; new client');
+      this.retire(previous);
     }
     this.current.set(identity, key);
 
@@ -177,19 +215,18 @@ export class ScopeCache {
     if (entry) {
       this.entries.delete(key);
       this.entries.set(key, entry);
-      return entry;
+    } else {
+      const built: Entry = { scope: this.build(creds, ref.cloudName, region), users: 0, retired: false };
+      entry = built;
+      this.entries.set(key, built);
+      // A failure is not cached: the next reconcile reads the Secret again.
+      built.scope.catch(() => {
+        if (this.entries.get(key) === built) this.entries.delete(key);
+        built.retired = true;
+      });
+      while (this.entries.size > this.maxSize) this.retire(this.entries.keys().next().value as string);
     }
-    entry = this.build(creds, ref.cloudName, region);
-    this.entries.set(key, entry);
-    // A failure is not cached: the next reconcile reads the Secret again.
-    entry.catch(() => {
-      if (this.entries.get(key) === entry) this.entries.delete(key);
-    });
-    while (this.entries.size > this.maxSize) {
-      const oldest = this.entries.keys().next().value as string;
-      this.entries.delete(oldest);
-    }
-    return entry;
+    return this.lease(entry);
   }
 
   /**
@@ -204,6 +241,7 @@ export class ScopeCache {
     try {
       await scope.client.session.token(req.signal);
     } catch (err) {
+      scope.release();
       if (!AuthenticationError.is(err)) throw err;
       const status = err.status !== undefined ? ` (${err.status})` : '';
       throw new IdentityError(
@@ -215,16 +253,71 @@ export class ScopeCache {
     return scope;
   }
 
+  /** `fn` with a lease on the identity's client, released when it settles. */
+  async use<T>(req: ScopeRequest, fn: (scope: Scope) => Promise<T>): Promise<T> {
+    const scope = await this.scopeFor(req);
+    try {
+      return await fn(scope);
+    } finally {
+      scope.release();
+    }
+  }
+
   /** Closes every client built (at shutdown; a reconcile still using one fails its next call). */
   async close(): Promise<void> {
+    for (const entry of this.entries.values()) entry.retired = true;
     this.entries.clear();
     this.current.clear();
-    const clients = [...this.built];
-    this.built.clear();
+    const clients = [...this.open];
+    this.open.clear();
     await Promise.all(clients.map((c) => c.close()));
   }
 
-  private async build(creds: Credentials, cloudName: string, region: string | undefined): Promise<Scope> {
+  /** Counts a user of the entry until its lease is released (the build may still be running). */
+  private async lease(entry: Entry): Promise<Scope> {
+    entry.users++;
+    let built: BuiltScope;
+    try {
+      built = await entry.scope;
+    } catch (err) {
+      entry.users--;
+      throw err;
+    }
+    let released = false;
+    return {
+      ...built,
+      release: () => {
+        if (released) return;
+        released = true;
+        entry.users--;
+        if (entry.retired && entry.users === 0) this.closeEntry(built);
+      },
+    };
+  }
+
+  /** Takes an entry out of the cache; its client closes now if unused, else at its last release. */
+  private retire(key: string): void {
+    const entry = this.entries.get(key);
+    if (!entry) return;
+    this.entries.delete(key);
+    entry.retired = true;
+    if (entry.users > 0) return;
+    // Unused: no lease is waiting on the build either, so the client goes as soon as it exists.
+    entry.scope.then((built) => this.closeEntry(built)).catch(() => {});
+  }
+
+  private closeEntry(built: BuiltScope): void {
+    if (!this.open.delete(built.client)) return;
+    built.client
+      .close()
+      .catch((err: unknown) => this.log?.warn({ err }, 'closing an OpenStack client failed'));
+  }
+
+  private async build(
+    creds: Credentials,
+    cloudName: string,
+    region: string | undefined,
+  ): Promise<BuiltScope> {
     let config: CloudConfig;
     try {
       const loaded = await loadCloudsYamlText(
@@ -244,7 +337,7 @@ export class ScopeCache {
     }
     if (region !== undefined) config = { ...config, regionName: region };
     const client = await OpenStackClient.fromConfig(config, this.clientOptions);
-    this.built.add(client);
+    this.open.add(client);
     return { client, config, cloudName, region: config.regionName, source: creds.source };
   }
 

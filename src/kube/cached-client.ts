@@ -6,12 +6,17 @@
  * rare read that must be fresh.
  *
  * Cached objects are frozen and shared: `clone` one before changing it.
+ *
+ * Kinds in `disableFor` (controller-runtime's `CacheOptions.DisableFor`) are read from the API
+ * server on every call and never cached: Secrets, so no credential or bootstrap data stays in
+ * memory, nor is every Secret of the cluster listed and watched for the few a controller reads.
  */
 import type { DeleteOptions, KubeClient, PatchOptions, PatchType, WriteOptions } from './client.ts';
 import type { SharedInformers } from './cache/shared.ts';
 import { NAMESPACE_INDEX } from './cache/indexers.ts';
+import { isNotFound } from './errors.ts';
 import { keyString, type KubernetesObject, type ObjectKey, type ResourceType } from './resource.ts';
-import { matchesLabelSelector, type LabelSelector } from './selector.ts';
+import { labelSelectorString, matchesLabelSelector, type LabelSelector } from './selector.ts';
 
 export interface CachedListOptions {
   namespace?: string | undefined;
@@ -25,10 +30,13 @@ export class CachedClient {
   /** Direct API access: writes, and reads that must not be served from the cache. */
   readonly api: KubeClient;
   private readonly informers: SharedInformers;
+  /** `apiVersion/kind` of the kinds read uncached. */
+  private readonly uncached: ReadonlySet<string>;
 
-  constructor(api: KubeClient, informers: SharedInformers) {
+  constructor(api: KubeClient, informers: SharedInformers, disableFor: readonly ResourceType[] = []) {
     this.api = api;
     this.informers = informers;
+    this.uncached = new Set(disableFor.map(kindKey));
   }
 
   /**
@@ -40,12 +48,29 @@ export class CachedClient {
     key: ObjectKey,
     opts: { signal?: AbortSignal | undefined } = {},
   ): Promise<T | undefined> {
+    if (this.uncached.has(kindKey(type))) {
+      try {
+        return await this.api.get(type, key, { signal: opts.signal });
+      } catch (err) {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      }
+    }
     const informer = this.informers.informerFor(type);
     await informer.waitForSync(opts.signal);
     return informer.get(keyString(type.namespaced ? key : { name: key.name }));
   }
 
   async list<T extends KubernetesObject>(type: ResourceType<T>, opts: CachedListOptions = {}): Promise<T[]> {
+    if (this.uncached.has(kindKey(type))) {
+      if (opts.index) throw new Error(`${type.plural} are not cached: no index to list them by`);
+      const page = await this.api.listAll(type, {
+        namespace: opts.namespace,
+        labelSelector: opts.labelSelector ? labelSelectorString(opts.labelSelector) : undefined,
+        signal: opts.signal,
+      });
+      return page.items;
+    }
     const informer = this.informers.informerFor(type);
     await informer.waitForSync(opts.signal);
     let items = opts.index
@@ -88,4 +113,9 @@ export class CachedClient {
   ): Promise<T | undefined> {
     return this.api.delete(type, key, opts);
   }
+}
+
+/** A metadata-only view of a kind is not the kind: it may be cached where the kind is not. */
+function kindKey(type: ResourceType): string {
+  return `${type.apiVersion}/${type.kind}${type.metadataOnly ? '/metadata' : ''}`;
 }

@@ -5,7 +5,7 @@ import { createRegistry } from '../lib/metrics.ts';
 import { KubeClient } from './client.ts';
 import type { Clock } from './clock.ts';
 import { ignoreNotFound, isConflict, isNotFound, KubeApiError } from './errors.ts';
-import { kinds } from './resource.ts';
+import { kinds, metadataOnly } from './resource.ts';
 import { configMap, GADGET, gadgetCRD, kubeConfigFrom, testClient } from './testing/env.ts';
 
 const NS = 'client-test';
@@ -98,6 +98,55 @@ describe('KubeClient against the emulator', () => {
     const err = await expired.catch((e: unknown) => e);
     assert.ok(KubeApiError.is(err));
     assert.equal(err.code, 410);
+    ac.abort();
+  });
+
+  it('metadata-only reads: PartialObjectMetadata without the data, managedFields or the last-applied copy', async () => {
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: 'meta-only', namespace: NS, labels: { role: 'bootstrap' } },
+      stringData: { value: 'the-secret-value' },
+    };
+    const ac = new AbortController();
+    const meta = metadataOnly(kinds.Secret);
+    const start = await client.list(meta, { namespace: NS });
+    const seen: unknown[] = [];
+    const watching = (async () => {
+      for await (const ev of client.watch(meta, {
+        namespace: NS,
+        resourceVersion: start.resourceVersion,
+        signal: ac.signal,
+      })) {
+        if (ev.type === 'BOOKMARK') continue;
+        seen.push(ev.object);
+        break;
+      }
+    })();
+    await client.create(kinds.Secret, {
+      ...secret,
+      metadata: {
+        ...secret.metadata,
+        annotations: {
+          'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(secret),
+          keep: 'me',
+        },
+      },
+    });
+    await watching;
+    const got = await client.get(meta, { namespace: NS, name: 'meta-only' });
+    const listed = (await client.list(meta, { namespace: NS })).items.find(
+      (o) => o.metadata.name === 'meta-only',
+    );
+    for (const obj of [got, listed, seen[0]]) {
+      assert.ok(obj);
+      assert.deepEqual(Object.keys(obj).sort(), ['apiVersion', 'kind', 'metadata']);
+      assert.equal((obj as { kind: string }).kind, 'PartialObjectMetadata');
+      assert.doesNotMatch(JSON.stringify(obj), /the-secret-value|managedFields/);
+      const m = (obj as { metadata: { labels?: object; annotations?: object } }).metadata;
+      assert.deepEqual(m.labels, { role: 'bootstrap' });
+      assert.deepEqual(m.annotations, { keep: 'me' });
+    }
     ac.abort();
   });
 

@@ -23,6 +23,7 @@ import {
   objectKey,
   resourcePath,
   resourceType,
+  toPartialObjectMetadata,
   type KubernetesObject,
   type ObjectKey,
   type ResourceType,
@@ -119,8 +120,14 @@ interface RequestInit {
   query?: Record<string, string | number | boolean | undefined> | undefined;
   body?: unknown;
   contentType?: string;
+  /** Default `application/json`. */
+  accept?: string;
   signal?: AbortSignal | undefined;
 }
+
+/** What a metadata-only read accepts: PartialObjectMetadata, nothing else. */
+const PARTIAL_OBJECT = 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1';
+const PARTIAL_LIST = 'application/json;as=PartialObjectMetadataList;g=meta.k8s.io;v=v1';
 
 const DEFAULT_QPS = 20;
 const DEFAULT_BURST = 30;
@@ -204,11 +211,13 @@ export class KubeClient {
     key: ObjectKey,
     opts: CallOptions = {},
   ): Promise<T> {
-    return (await this.request({
+    const obj = (await this.request({
       method: 'GET',
       path: resourcePath(type, key),
+      ...(type.metadataOnly ? { accept: PARTIAL_OBJECT } : {}),
       signal: opts.signal,
     })) as T;
+    return type.metadataOnly ? (toPartialObjectMetadata(obj) as T) : obj;
   }
 
   /** One page of a list; `listAll` follows continue tokens. */
@@ -227,9 +236,12 @@ export class KubeClient {
         resourceVersion: opts.resourceVersion,
         resourceVersionMatch: opts.resourceVersionMatch,
       },
+      ...(type.metadataOnly ? { accept: PARTIAL_LIST } : {}),
       signal: opts.signal,
     })) as { items?: T[]; metadata?: { resourceVersion?: string; continue?: string } };
-    const items = body.items ?? [];
+    const items = type.metadataOnly
+      ? (body.items ?? []).map((o) => toPartialObjectMetadata(o) as T)
+      : (body.items ?? []);
     // Built-in list items carry no kind/apiVersion; callers (and Events about them) need both.
     for (const item of items) {
       item.apiVersion ??= type.apiVersion;
@@ -286,6 +298,7 @@ export class KubeClient {
           allowWatchBookmarks: opts.allowWatchBookmarks,
           timeoutSeconds: opts.timeoutSeconds,
         },
+        ...(type.metadataOnly ? { accept: PARTIAL_OBJECT } : {}),
         signal: controller.signal,
       });
       if (!res.body) return;
@@ -304,7 +317,9 @@ export class KubeClient {
             case 'ADDED':
             case 'MODIFIED':
             case 'DELETED': {
-              const object = event.object as T;
+              const object = (
+                type.metadataOnly ? toPartialObjectMetadata(event.object as T) : event.object
+              ) as T;
               object.apiVersion ??= type.apiVersion;
               object.kind ??= type.kind;
               yield { type: event.type, object };
@@ -490,7 +505,7 @@ export class KubeClient {
       if (v !== undefined && v !== '') url.searchParams.set(k, String(v));
     }
     const headers = await this.headers();
-    headers.accept = 'application/json';
+    headers.accept = init.accept ?? 'application/json';
     headers['user-agent'] = this.userAgent;
     let body: string | undefined;
     if (init.body !== undefined) {

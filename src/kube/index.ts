@@ -109,6 +109,7 @@ export {
 export type { Reconciler, ReconcileFunc, ReconcileContext, Request, Result } from './reconcile/types.ts';
 export {
   kinds,
+  metadataOnly,
   resourceType,
   keyOf,
   keyString,
@@ -117,6 +118,7 @@ export {
   type ResourceType,
   type ObjectKey,
   type KubernetesObject,
+  type PartialObjectMetadata,
 } from './resource.ts';
 export type { Runnable, RunContext } from './runnable.ts';
 export { matchesLabelSelector, labelSelectorString, type LabelSelector } from './selector.ts';

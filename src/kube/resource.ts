@@ -17,6 +17,7 @@ import type {
   V1Lease,
   V1Namespace,
   V1NetworkPolicy,
+  V1ObjectMeta,
   V1Node,
   V1Pod,
   V1Secret,
@@ -33,8 +34,48 @@ export interface ResourceType<T extends KubernetesObject = KubernetesObject> {
   /** The lower-case plural of the URL, e.g. `configmaps`. */
   readonly plural: string;
   readonly namespaced: boolean;
+  /**
+   * Reads (get, list, watch) ask for PartialObjectMetadata: the objects' metadata only, never their
+   * contents. Made with `metadataOnly(type)`.
+   */
+  readonly metadataOnly?: true;
   /** Type-level only: never set. */
   readonly __object?: T;
+}
+
+/** An object as a metadata-only read gives it (`meta.k8s.io/v1` PartialObjectMetadata). */
+export interface PartialObjectMetadata extends KubernetesObject {
+  apiVersion: 'meta.k8s.io/v1';
+  kind: 'PartialObjectMetadata';
+  metadata: V1ObjectMeta;
+}
+
+/**
+ * The metadata-only view of a kind (controller-runtime's metadata-only watches): informers of it
+ * hold names, labels and owners, never a Secret's data, and cost a fraction of the memory. Its
+ * informer is separate from the kind's full one.
+ */
+export function metadataOnly(type: ResourceType): ResourceType<PartialObjectMetadata> {
+  const { apiVersion, kind, plural, namespaced } = type;
+  return Object.freeze({ apiVersion, kind, plural, namespaced, metadataOnly: true as const });
+}
+
+/** Annotations that copy an object's contents (kubectl's last-applied: a Secret's data, verbatim). */
+const CONTENT_ANNOTATIONS = ['kubectl.kubernetes.io/last-applied-configuration'];
+
+/**
+ * What a metadata-only read keeps of an answer: the metadata without managedFields and without
+ * annotations that copy the contents, whatever the server sent (a server ignoring the Accept
+ * header hands back whole objects; they are cut down here all the same).
+ */
+export function toPartialObjectMetadata(obj: KubernetesObject): PartialObjectMetadata {
+  const { managedFields: _mf, annotations, ...metadata } = obj.metadata ?? {};
+  const kept = Object.entries(annotations ?? {}).filter(([k]) => !CONTENT_ANNOTATIONS.includes(k));
+  return {
+    apiVersion: 'meta.k8s.io/v1',
+    kind: 'PartialObjectMetadata',
+    metadata: kept.length > 0 ? { ...metadata, annotations: Object.fromEntries(kept) } : metadata,
+  };
 }
 
 /** Declares a kind; `T` is its object type. */

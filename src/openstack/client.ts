@@ -159,7 +159,15 @@ export class OpenStackClient {
     return this.service('block-storage', blockStorageV3);
   }
 
-  /** Closes idle connections. The token stays in the process-wide cache for other clients. */
+  /** True once closed: every call then fails with ClientClosedError. */
+  get closed(): boolean {
+    return this.session.transport.closed;
+  }
+
+  /**
+   * Closes the connection pool once the requests in flight have their answers; later calls fail
+   * with ClientClosedError. The token stays in the process-wide cache for other clients.
+   */
   async close(): Promise<void> {
     await this.session.transport.close();
   }

@@ -248,9 +248,9 @@ export const resolvedPortSpec = object(
 export type ResolvedPortSpec = Infer<typeof resolvedPortSpec>;
 
 /**
- * A volume the server engine makes before the server, with its derived name (`<server>-root`,
- * `<server>-<device>`). Not in CAPO's ResolvedServerSpec: CAPO derives the names again from the
- * spec; recording them lets a removal find them without it.
+ * A volume the server engine is to make before the server, with its name (`<server>-root`,
+ * `<server>-<device>`): the plan, written before anything exists. Not in CAPO's
+ * ResolvedServerSpec. What a removal deletes is `resources.volumes` (see volumeStatus).
  */
 export const resolvedVolumeSpec = object(
   {
@@ -268,6 +268,15 @@ export type ResolvedVolumeSpec = Infer<typeof resolvedVolumeSpec>;
 export const portStatus = object(
   { id: string({ description: 'The Neutron port ID.' }) },
   { required: ['id'] },
+);
+
+/**
+ * A Cinder volume the server engine may have made, by name: written before its create (or when a
+ * volume of that name is adopted), so a removal deletes exactly these and derives no name. Not CAPO's.
+ */
+export const volumeStatus = object(
+  { name: string({ description: 'The volume name: `<server>-root` or `<server>-<device name>`.' }) },
+  { required: ['name'] },
 );
 
 /* ----------------------------------------------------------- block devices */

@@ -74,6 +74,11 @@ export const Reasons = {
   InvalidSpec: 'InvalidSpec',
   /** shiftstack: a field or kind this implementation does not act on (OpenStackFloatingIPPool, imageRef). */
   NotSupported: 'NotSupported',
+  /**
+   * shiftstack: the cloud's catalog has no endpoint for a service the spec needs (block storage
+   * for `rootVolume`); the credentials worked (OpenStackAuthenticationSucceeded stays True).
+   */
+  EndpointNotFound: 'EndpointNotFound',
 } as const;
 
 /** CAPO's message when a server disappears behind its back. */

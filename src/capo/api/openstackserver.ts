@@ -22,6 +22,7 @@ import {
   serverGroupParam,
   serverMetadata,
   typedLocalObjectReference,
+  volumeStatus,
 } from './common.ts';
 import { array, boolean, type Infer, object, string } from './schema.ts';
 
@@ -76,7 +77,7 @@ export const openStackServerStatus = object({
     ports: array(resolvedPortSpec),
     volumes: array(resolvedVolumeSpec, {
       description:
-        'The volumes of the server, root first (shiftstack only; CAPO derives them from the spec).',
+        'The volumes to make for the server, root first (shiftstack only; CAPO derives them from the spec).',
     }),
   }).describe('The spec with every reference resolved; written once, before anything is created.'),
   resources: object({
@@ -84,6 +85,10 @@ export const openStackServerStatus = object({
     subports: array(portStatus, {
       description:
         "Ports detached from the server's trunks by a delete, deleted next (shiftstack only; CAPO has no such record).",
+    }),
+    volumes: array(volumeStatus, {
+      description:
+        'Volumes that may exist because of the server, recorded before each is created; a delete removes these and no other (shiftstack only).',
     }),
   }).describe('OpenStack resources created for the server.'),
   conditions,

@@ -16,7 +16,8 @@
  *
  * `enabled: false` deletes the bastion: its floating IP first (detached only when the user named
  * it), then the OpenStackServer, whose controller deletes the server and its ports; the cluster
- * waits until the object is gone.
+ * waits until the object is gone. A floating IP on the bastion's ports that this cluster did not
+ * make is never deleted: the bastion stays until someone detaches it (see foreign.ts).
  */
 import { createHash } from 'node:crypto';
 import type { KubeClient } from '../../kube/index.ts';
@@ -33,6 +34,7 @@ import {
   type PortOpts,
 } from '../api/index.ts';
 import type { ClusterApi } from './api.ts';
+import { foreignFloatingIp, isOurFloatingIp, type ForeignFloatingIp } from './foreign.ts';
 import { bastionServerName, resourceDescription } from './names.ts';
 
 export const BASTION_SPEC_ANNOTATION = 'capo.shiftstack.io/bastion-spec-hash';
@@ -258,32 +260,46 @@ export async function ensureBastionFloatingIP(
   return { fip, action: 'created' };
 }
 
+export interface ReleasedFloatingIPs {
+  released: number;
+  /**
+   * Floating IPs on the bastion's ports this cluster did not make (another description): neither
+   * deleted nor detached. The bastion waits for them: its port's deletion would detach them.
+   */
+  foreign: ForeignFloatingIp[];
+}
+
 /**
- * Releases the floating IPs on an old or deleted bastion's ports: deleted, except the address the
- * user named (detached) and `keep` (the one the current bastion uses, if still attached here).
+ * Releases the floating IPs on an old or deleted bastion's ports: the ones this cluster made (its
+ * description) are deleted, the address the user named is detached, `keep` (the one the current
+ * bastion uses, if still attached here) is left; any other is foreign and only reported.
  */
 export async function releaseBastionFloatingIPs(
   ctx: FloatingIpContext,
   server: OpenStackServer,
   keep?: string,
-): Promise<number> {
+): Promise<ReleasedFloatingIPs> {
   const { api, spec, signal } = ctx;
   const o = { signal };
-  let released = 0;
+  const out: ReleasedFloatingIPs = { released: 0, foreign: [] };
   for (const port of portIDs(server)) {
     for (const fip of await api.network.floatingIps.list({ port_id: port }, o).all()) {
       if (fip.floating_ip_address === keep) continue;
+      const named = fip.floating_ip_address === spec.bastion?.floatingIP;
+      if (!named && !isOurFloatingIp(fip, ctx.resourceName)) {
+        out.foreign.push(foreignFloatingIp(fip));
+        continue;
+      }
       try {
-        if (fip.floating_ip_address === spec.bastion?.floatingIP)
-          await api.network.floatingIps.disassociate(fip.id, o);
+        if (named) await api.network.floatingIps.disassociate(fip.id, o);
         else await api.network.floatingIps.delete(fip.id, o);
-        released++;
+        out.released++;
       } catch (err) {
         if (!isNotFound(err)) throw err;
       }
     }
   }
-  return released;
+  return out;
 }
 
 /** A floating IP status recorded that hangs on nothing any more: ours, so deleted (unless the user named it). */
@@ -292,7 +308,7 @@ export async function releaseRecordedFloatingIP(ctx: FloatingIpContext): Promise
   const address = status.bastion?.floatingIP;
   if (!address || address === spec.bastion?.floatingIP) return;
   const [fip] = await api.network.floatingIps.list({ floating_ip_address: address }, { signal }).all();
-  if (fip && !fip.port_id && fip.description === resourceDescription(ctx.resourceName))
+  if (fip && !fip.port_id && isOurFloatingIp(fip, ctx.resourceName))
     await api.network.floatingIps.delete(fip.id, { signal }).catch((err: unknown) => {
       if (!isNotFound(err)) throw err;
     });

@@ -4,15 +4,18 @@
  * Runs only for a cluster whose accepted spec has managedSubnets: a bring-your-own network, subnet
  * or router is never deleted (a user's router only loses the interface on our subnet).
  *
- * By the time this runs the bastion, the load balancer and the machines are gone; what can remain
- * on the network are ports an earlier failure left (Neutron refuses to delete a network with
- * ports). Router and DHCP ports belong to Neutron and go with their router and network.
+ * By the time this runs the bastion, the load balancer and the machines are gone. A port left on
+ * the network is deleted only when it carries our mark (see foreign.ts: CAPO's description, a
+ * bastion port's name); Neutron's own go with the network, our router's with the router. Any other
+ * port (a server's, Octavia's, a pod's, a user's, another router's interface) is foreign: it is
+ * reported and the network waits for it (Neutron refuses to delete a network with ports anyway).
  */
 import { isConflict, isNotFound } from '../../openstack/core/errors.ts';
 import type { Router } from '../../openstack/network/v2/routers.ts';
 import { DependencyError } from '../../openstack/services/server/index.ts';
 import type { OpenStackClusterSpec } from '../api/index.ts';
 import type { ClusterApi } from './api.ts';
+import { foreignPort, portOwnership, type ForeignPort } from './foreign.ts';
 import { networkName } from './names.ts';
 import { resolveRouter } from './params.ts';
 
@@ -22,6 +25,10 @@ export interface TeardownOutcome {
   /** What is still there, for the log and the requeue. */
   waitingFor?: string | undefined;
   deleted: string[];
+  /** Ports on the network this cluster did not make: left, and the network waits for them. */
+  foreign: ForeignPort[];
+  /** The network they are on: `<name> (<id>)`. */
+  network?: string | undefined;
 }
 
 const ignoreNotFound = (err: unknown) => {
@@ -31,10 +38,11 @@ const ignoreNotFound = (err: unknown) => {
 export async function deleteManagedNetwork(
   api: ClusterApi,
   spec: OpenStackClusterSpec,
-  resourceName: string,
+  names: { resourceName: string; clusterName: string },
   signal: AbortSignal,
 ): Promise<TeardownOutcome> {
-  const out: TeardownOutcome = { done: false, deleted: [] };
+  const { resourceName, clusterName } = names;
+  const out: TeardownOutcome = { done: false, deleted: [], foreign: [] };
   if (!(spec.managedSubnets ?? []).length) return { ...out, done: true };
   const o = { signal };
   const name = networkName(resourceName);
@@ -49,6 +57,7 @@ export async function deleteManagedNetwork(
       throw err;
     });
   const routers = userRouter ? [userRouter] : await api.network.routers.list({ name }, o).all();
+  const routerIDs = new Set(routers.map((r) => r.id));
   for (const router of routers) {
     const interfaces = (await api.network.ports.list({ device_id: router.id }, o).all()).filter((p) =>
       p.device_owner.startsWith('network:router_interface'),
@@ -66,12 +75,20 @@ export async function deleteManagedNetwork(
   }
 
   for (const network of networks) {
-    const ports = (await api.network.ports.list({ network_id: network.id }, o).all()).filter(
-      (p) => !p.device_owner.startsWith('network:'),
-    );
-    for (const port of ports) {
+    const ports = await api.network.ports.list({ network_id: network.id }, o).all();
+    const marks = { resourceName, clusterName, routerIDs };
+    const foreign = ports.filter((p) => portOwnership(p, marks) === 'foreign');
+    for (const port of ports.filter((p) => portOwnership(p, marks) === 'ours')) {
       await api.network.ports.delete(port.id, o).catch(ignoreNotFound);
       out.deleted.push(`port ${port.name || port.id}`);
+    }
+    if (foreign.length > 0) {
+      return {
+        ...out,
+        foreign: foreign.map(foreignPort),
+        network: `${network.name} (${network.id})`,
+        waitingFor: `network ${network.name} has ports this cluster did not make`,
+      };
     }
     try {
       await api.network.networks.delete(network.id, o);

@@ -13,7 +13,7 @@ import type { OpenStackClusterSpec } from '../api/index.ts';
 import { deleteManagedNetwork } from './delete.ts';
 import { reconcileExternalNetwork } from './external-network.ts';
 import { failureDomainsFrom, reconcileFailureDomains } from './failure-domains.ts';
-import { networkName, securityGroupName } from './names.ts';
+import { networkName, resourceDescription, securityGroupName } from './names.ts';
 import { reconcileNetwork } from './network.ts';
 import { deleteSecurityGroups, reconcileSecurityGroups } from './security-groups.ts';
 
@@ -112,10 +112,67 @@ test('managed network, subnet and router: created once, adopted on the next run,
   });
   assert.deepEqual((await os.network.subnets.get(subnet.id)).dns_nameservers, ['1.1.1.1']);
 
-  const down = await deleteManagedNetwork(os, spec(), resourceName, signal);
+  const down = await deleteManagedNetwork(os, spec(), { resourceName, clusterName: 'alpha' }, signal);
   assert.ok(down.done, down.waitingFor);
   assert.equal((await os.network.networks.list({ name: networkName(resourceName) }).all()).length, 0);
   assert.equal((await os.network.routers.list({ name: networkName(resourceName) }).all()).length, 0);
+});
+
+test('teardown deletes only the ports its marks say it made; foreign ones are reported and the network waits', async () => {
+  const resourceName = 'ns1-marks';
+  const ext = await reconcileExternalNetwork(os, spec(), signal);
+  const made = await reconcileNetwork({
+    api: os,
+    spec: spec({ managedSubnets: [{ cidr: '10.11.0.0/24' }] }),
+    resourceName,
+    externalNetworkID: ext?.id,
+    signal,
+  });
+  const network_id = made.network!.id;
+  // Ours: a port CAPO made (its description) and a bastion port left by a force-deleted bastion.
+  const capoPort = await os.network.ports.create({
+    network_id,
+    name: 'marks-md-0-abcde-0',
+    description: resourceDescription(resourceName),
+  });
+  const bastionPort = await os.network.ports.create({ network_id, name: 'marks-bastion-0123456789-0' });
+  // Foreign: a user's port, a server's port and another project's router attached to the subnet.
+  const userPort = await os.network.ports.create({ network_id, name: 'my-vip' });
+  const serverPort = await admin.network.ports.create({
+    network_id,
+    name: 'marks-md-0-xyz-0',
+    device_owner: 'compute:nova',
+    device_id: '7c9a1d2e-0000-4000-8000-000000000001',
+  });
+  const otherRouter = await os.network.routers.create({ name: 'someone-elses' });
+  // Their router on our subnet through a port of its own (the gateway address is our router's).
+  const routerPort = await os.network.ports.create({ network_id, name: 'someone-elses-if' });
+  const iface = await os.network.routers.addInterface(otherRouter.id, { port_id: routerPort.id });
+
+  const blocked = await deleteManagedNetwork(os, spec(), { resourceName, clusterName: 'marks' }, signal);
+  assert.equal(blocked.done, false);
+  assert.deepEqual(
+    blocked.foreign.map((p) => p.id).sort(),
+    [userPort.id, serverPort.id, iface.port_id].sort(),
+  );
+  const owners = new Map(blocked.foreign.map((p) => [p.id, p.deviceOwner]));
+  assert.equal(owners.get(serverPort.id), 'compute:nova');
+  assert.equal(owners.get(iface.port_id), 'network:router_interface');
+  assert.match(blocked.network ?? '', new RegExp(network_id));
+  const left = (await os.network.ports.list({ network_id }).all()).map((p) => p.id);
+  for (const id of [userPort.id, serverPort.id, iface.port_id]) assert.ok(left.includes(id), `${id} kept`);
+  for (const id of [capoPort.id, bastionPort.id]) assert.ok(!left.includes(id), `${id} deleted`);
+  assert.equal((await os.network.networks.get(network_id)).id, network_id, 'the network waits');
+
+  // The user clears what is theirs: the teardown completes.
+  await os.network.ports.delete(userPort.id);
+  await admin.network.ports.delete(serverPort.id);
+  await os.network.routers.removeInterface(otherRouter.id, { port_id: iface.port_id });
+  await os.network.routers.delete(otherRouter.id);
+  const down = await deleteManagedNetwork(os, spec(), { resourceName, clusterName: 'marks' }, signal);
+  assert.ok(down.done, down.waitingFor);
+  assert.deepEqual(down.foreign, []);
+  assert.equal((await os.network.networks.list({ name: networkName(resourceName) }).all()).length, 0);
 });
 
 test('a bring-your-own network is resolved by filter and never deleted', async () => {
@@ -149,7 +206,7 @@ test('a bring-your-own network is resolved by filter and never deleted', async (
       signal,
     });
     assert.equal(bySubnet.network?.id, net.id, 'the network comes from the subnet');
-    const down = await deleteManagedNetwork(os, byo, 'ns1-byo', signal);
+    const down = await deleteManagedNetwork(os, byo, { resourceName: 'ns1-byo', clusterName: 'byo' }, signal);
     assert.ok(down.done);
     assert.deepEqual(down.deleted, []);
     assert.equal((await os.network.networks.get(net.id)).id, net.id);

@@ -18,12 +18,12 @@
 import type { V1Node } from '@kubernetes/client-node';
 import {
   clone,
+  fieldsChanged,
   isNotFound,
   kinds,
   mergePatch,
   patchStatus,
   type Manager,
-  type Predicate,
   type ReconcileContext,
   type Request,
   type Result,
@@ -109,24 +109,19 @@ export function registerClusterAPICoreControllers(mgr: Manager, opts: ClusterAPI
     .complete((req, signal, ctx) => cluster.reconcile(req, signal, ctx));
 }
 
-/** Node updates that matter to a Machine: the providerID, a condition's status; not heartbeats. */
-const nodeRelevant: Predicate<V1Node> = {
-  update: (a, b) =>
-    a.spec?.providerID !== b.spec?.providerID ||
-    conditionStatuses(a) !== conditionStatuses(b) ||
-    JSON.stringify(a.status?.nodeInfo ?? {}) !== JSON.stringify(b.status?.nodeInfo ?? {}),
-};
-
-const conditionStatuses = (n: V1Node) =>
-  (n.status?.conditions ?? []).map((c) => `${c.type}=${c.status}`).join(',');
+/** Node updates that matter to a Machine: the providerID, a condition's status, nodeInfo; not heartbeats. */
+const nodeRelevant = fieldsChanged<V1Node>((n) => [
+  n.spec?.providerID,
+  (n.status?.conditions ?? []).map((c) => [c.type, c.status]),
+  n.status?.nodeInfo ?? {},
+]);
 
 /** Machine updates that can change its Cluster's status: the phase, the Node, the labels. */
-const machinePhaseChanged: Predicate<Machine> = {
-  update: (a, b) =>
-    a.status?.phase !== b.status?.phase ||
-    a.status?.nodeRef?.uid !== b.status?.nodeRef?.uid ||
-    JSON.stringify(a.metadata?.labels ?? {}) !== JSON.stringify(b.metadata?.labels ?? {}),
-};
+const machinePhaseChanged = fieldsChanged<Machine>((m) => [
+  m.status?.phase,
+  m.status?.nodeRef?.uid,
+  m.metadata?.labels ?? {},
+]);
 
 class MachineCore {
   private readonly mgr: Manager;

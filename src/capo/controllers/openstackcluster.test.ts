@@ -639,4 +639,108 @@ describe('OpenStackCluster controller', () => {
       0,
     );
   });
+
+  it('deleting leaves what the cluster did not make: a floating IP on the bastion and a port on the network are named, kept, waited for', async () => {
+    const name = 'foreign';
+    await createPair(name, {
+      identityRef: env.identityRef,
+      managedSubnets: [{ cidr: '10.12.0.0/24' }],
+      apiServerLoadBalancer: { enabled: false },
+      disableAPIServerFloatingIP: true,
+      apiServerFixedIP: '10.12.0.10',
+      bastion: {
+        enabled: true,
+        spec: {
+          flavor: 'm1.small',
+          image: { filter: { name: 'ubuntu-22.04' } },
+          ports: [{}, { nameSuffix: 'extra' }],
+        },
+      },
+    });
+    const osc = (await eventually(
+      async () => {
+        const o = await get(name);
+        return o?.status?.bastion?.state === 'ACTIVE' && o.status.bastion.floatingIP ? o : undefined;
+      },
+      { ...WAIT, what: 'the bastion ACTIVE with its floating IP' },
+    ))!;
+    const bastion = (await bastions()).find((b) => b.metadata?.ownerReferences?.[0]?.name === name)!;
+    const extraPort = bastion.status!.resources!.ports![1]!.id;
+    // Someone else's: a floating IP put on the bastion's second port, a port on the cluster network.
+    const theirFip = await env.os.network.floatingIps.create({
+      floating_network_id: osc.status!.externalNetwork!.id,
+      port_id: extraPort,
+      description: 'team-b jump address',
+    });
+    const theirPort = await env.admin.network.ports.create({
+      network_id: osc.status!.network!.id,
+      name: 'team-b-vip',
+    });
+
+    await env.api.delete(capoKinds.OpenStackCluster, { namespace: env.namespace, name });
+    const ready = async (pattern: RegExp, what: string) =>
+      condition(
+        await eventually(
+          async () => {
+            const o = await get(name);
+            const c = condition(o, 'Ready');
+            return c?.reason === 'ForeignResources' && pattern.test(c.message ?? '') ? o : undefined;
+          },
+          { ...WAIT, what },
+        ),
+        'Ready',
+      )!;
+    const escape = (s: string) => s.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+    // The bastion waits: deleting its port would detach their address.
+    const onBastion = await ready(
+      new RegExp(escape(theirFip.floating_ip_address)),
+      'Ready names the floating IP',
+    );
+    assert.equal(onBastion.status, 'False');
+    assert.match(
+      onBastion.message ?? '',
+      new RegExp(
+        `floating IP ${escape(theirFip.floating_ip_address)} \\(id ${theirFip.id}, description "team-b jump address"\\) on port ${extraPort}`,
+      ),
+    );
+    assert.match(onBastion.message ?? '', /openstack floating ip unset --port/);
+    await eventually(
+      async () =>
+        (await events(name)).some(
+          (e) => e.reason === 'ForeignResources' && e.type === 'Warning' && e.note?.includes(theirFip.id),
+        ),
+      { ...WAIT, what: 'a Warning Event naming the floating IP' },
+    );
+    assert.equal((await env.admin.network.floatingIps.get(theirFip.id)).port_id, extraPort, 'left as it is');
+    assert.ok(
+      !(await bastions()).find((b) => b.metadata?.uid === bastion.metadata?.uid)?.metadata?.deletionTimestamp,
+    );
+
+    // They take their address back: the bastion goes, then the network waits for their port.
+    await env.os.network.floatingIps.disassociate(theirFip.id);
+    const onNetwork = await ready(new RegExp(theirPort.id), 'Ready names the port');
+    assert.match(onNetwork.message ?? '', new RegExp(`port ${theirPort.id} \\(name team-b-vip, unused\\)`));
+    assert.match(onNetwork.message ?? '', new RegExp(`openstack port delete ${theirPort.id}`));
+    await eventually(
+      async () =>
+        (await events(name)).some(
+          (e) => e.reason === 'ForeignResources' && e.type === 'Warning' && e.note?.includes(theirPort.id),
+        ),
+      { ...WAIT, what: 'a Warning Event naming the port' },
+    );
+    assert.equal((await env.admin.network.ports.get(theirPort.id)).id, theirPort.id, 'the port is kept');
+    assert.equal((await bastions()).filter((b) => b.metadata?.ownerReferences?.[0]?.name === name).length, 0);
+
+    // Their port gone, the deletion completes; their floating IP survived it.
+    await env.admin.network.ports.delete(theirPort.id);
+    await eventually(async () => (await get(name)) === undefined, { ...WAIT, what: 'the cluster gone' });
+    assert.equal((await env.os.network.floatingIps.get(theirFip.id)).id, theirFip.id);
+    assert.equal(
+      (await env.admin.network.networks.list({ name: `k8s-clusterapi-cluster-capo-demo-${name}` }).all())
+        .length,
+      0,
+    );
+    await env.os.network.floatingIps.delete(theirFip.id);
+  });
 });

@@ -34,9 +34,11 @@
  * Never sleeps: Octavia and server waits are `{ requeueAfterMs }` (CAPO's intervals, capped at 15 s);
  * the bastion's OpenStackServer and the machines wake the cluster as soon as they change.
  */
+import { isDeepStrictEqual } from 'node:util';
 import {
   addFinalizer,
   clone,
+  fieldsChanged,
   hasFinalizer,
   isAlreadyExists,
   isDeleting,
@@ -47,7 +49,6 @@ import {
   removeFinalizer,
   type Manager,
   type ObjectKey,
-  type Predicate,
   type ReconcileContext,
   type Request,
   type Result,
@@ -58,7 +59,7 @@ import {
   type BackoffPolicy,
   type DesiredLoadBalancer,
 } from '../../openstack/services/loadbalancer/index.ts';
-import { DependencyError } from '../../openstack/services/server/index.ts';
+import { DependencyError, waitHint } from '../../openstack/services/server/index.ts';
 import {
   capoKinds,
   CLUSTER_FINALIZER,
@@ -102,6 +103,7 @@ import {
   type FloatingIpContext,
 } from '../cluster/bastion.ts';
 import { deleteManagedNetwork } from '../cluster/delete.ts';
+import { foreignMessage, type ForeignResource } from '../cluster/foreign.ts';
 import { reconcileExternalNetwork } from '../cluster/external-network.ts';
 import { reconcileFailureDomains } from '../cluster/failure-domains.ts';
 import { clusterResourceName, loadBalancerName, resourceDescription } from '../cluster/names.ts';
@@ -110,7 +112,7 @@ import { clusterNameOf, isPaused, ownerClusterName } from '../cluster/owner.ts';
 import { ensureFloatingIpTags } from '../cluster/tags.ts';
 import { RuleSpecError } from '../cluster/security-group-rules.ts';
 import { deleteSecurityGroups, reconcileSecurityGroups } from '../cluster/security-groups.ts';
-import { IdentityError, type ScopeCache } from '../identity.ts';
+import { IdentityError, type Scope, type ScopeCache } from '../identity.ts';
 import { markFalse, markTrue, setCapiCondition, type Severity } from '../machine/conditions.ts';
 
 export const OPENSTACK_CLUSTER_CONTROLLER = 'openstackcluster';
@@ -121,6 +123,8 @@ export const ClusterReasons = {
   WaitingForLoadBalancer: 'WaitingForLoadBalancer',
   /** Ready while the cluster is being deleted. */
   Deleting: 'Deleting',
+  /** Ready while the deletion waits for resources this cluster did not make to go. */
+  ForeignResources: 'ForeignResources',
 } as const;
 
 /** Event reasons, CAPO's where CAPO has one. */
@@ -143,6 +147,8 @@ export const ClusterEventReasons = {
   InvalidAllowedCIDR: 'FailedIPAddressValidation',
   OctaviaProviderNotFound: 'OctaviaProviderNotFound',
   OctaviaFlavorNotFound: 'OctaviaFlavorNotFound',
+  /** Something on the cluster's network or bastion this cluster did not make, left in place. */
+  ForeignResources: 'ForeignResources',
 } as const;
 
 export interface OpenStackClusterControllerOptions {
@@ -162,6 +168,11 @@ export interface OpenStackClusterControllerOptions {
   loadBalancerBackoff?: Partial<Pick<BackoffPolicy, 'initialMs' | 'maxMs'>>;
   /** At most one delete-and-recreate of an ERROR load balancer per cluster in this window (5 min). */
   recreateWindowMs?: number;
+  /**
+   * A deletion waiting for foreign resources (someone else's port on the network, floating IP on
+   * the bastion) looks again after half the deletion's age, from `deleteWaitMs` up to this (2 min).
+   */
+  foreignWaitMaxMs?: number;
 }
 
 const CAP_MS = 15_000;
@@ -213,20 +224,19 @@ export function registerOpenStackClusterController(
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
 }
 
-/** OpenStackMachine updates that can change a member: labels, addresses, deletion. */
-const memberRelevant: Predicate<OpenStackMachine> = {
-  update: (a, b) =>
-    a.metadata?.labels?.[CONTROL_PLANE_LABEL] !== b.metadata?.labels?.[CONTROL_PLANE_LABEL] ||
-    Boolean(a.metadata?.deletionTimestamp) !== Boolean(b.metadata?.deletionTimestamp) ||
-    JSON.stringify(a.status?.addresses ?? []) !== JSON.stringify(b.status?.addresses ?? []),
-};
+/** OpenStackMachine updates that can change a member: the control-plane label, addresses, deletion. */
+const memberRelevant = fieldsChanged<OpenStackMachine>((m) => [
+  m.metadata?.labels?.[CONTROL_PLANE_LABEL],
+  Boolean(m.metadata?.deletionTimestamp),
+  m.status?.addresses ?? [],
+]);
 
-const clusterGate: Predicate<Cluster> = {
-  update: (a, b) =>
-    a.spec?.paused !== b.spec?.paused ||
-    a.spec?.infrastructureRef?.name !== b.spec?.infrastructureRef?.name ||
-    Boolean(a.metadata?.deletionTimestamp) !== Boolean(b.metadata?.deletionTimestamp),
-};
+/** Cluster updates that matter here: paused, which OpenStackCluster it names, its deletion. */
+const clusterGate = fieldsChanged<Cluster>((c) => [
+  c.spec?.paused,
+  c.spec?.infrastructureRef?.name,
+  Boolean(c.metadata?.deletionTimestamp),
+]);
 
 /** The status being built, written whenever something was created (so it is recorded first). */
 class StatusDraft {
@@ -299,6 +309,7 @@ class OpenStackClusterReconciler {
       errorRetryMs: 15_000,
       loadBalancerBackoff: {},
       recreateWindowMs: 300_000,
+      foreignWaitMaxMs: 120_000,
       ...opts,
     };
     this.opts.bastionWaitMs = cap(this.opts.bastionWaitMs);
@@ -351,6 +362,7 @@ class OpenStackClusterReconciler {
 
     const clusterName = clusterNameOf(osc);
     let run: Run | undefined;
+    let scope: Scope | undefined;
     let gone = false;
     try {
       if (isDeleting(osc)) {
@@ -376,15 +388,15 @@ class OpenStackClusterReconciler {
         markFalse(draft.conditions, Conditions.Ready, Reasons.InvalidSpec, 'Error', review.condition.message);
         return {};
       }
-      const api = await this.client(osc, spec, draft, signal, ctx);
-      if (!api) return { requeueAfterMs: this.opts.errorRetryMs };
+      scope = await this.client(osc, spec, draft, signal, ctx);
+      if (!scope) return { requeueAfterMs: this.opts.errorRetryMs };
       run = {
         osc,
         spec,
         cluster,
         clusterName,
         resourceName: clusterResourceName(namespace, clusterName),
-        api,
+        api: scope.client,
         draft,
         signal,
         ctx,
@@ -392,14 +404,15 @@ class OpenStackClusterReconciler {
       return await this.reconcileNormal(run, key);
     } finally {
       // Once the finalizer is off the object may be gone: nothing left to record.
+      scope?.release();
       if (!signal.aborted && !gone) await draft.persist(signal);
       if (run && this.opts.actAsClusterAPICore && draft.status.ready) await this.actAsCore(run);
     }
   }
 
   /**
-   * The identity's client, once Keystone accepted it; undefined (condition + Event) when the
-   * identity cannot be used or Keystone refuses it.
+   * A lease on the identity's client, once Keystone accepted it (release it when done); undefined
+   * (condition + Event) when the identity cannot be used or Keystone refuses it.
    */
   private async client(
     osc: OpenStackCluster,
@@ -407,7 +420,7 @@ class OpenStackClusterReconciler {
     draft: StatusDraft,
     signal: AbortSignal,
     ctx: ReconcileContext,
-  ): Promise<ClusterApi | undefined> {
+  ): Promise<Scope | undefined> {
     try {
       // Authenticated means Keystone issued a token, not that a client could be built.
       const scope = await this.scopes.authenticatedScopeFor({
@@ -416,7 +429,7 @@ class OpenStackClusterReconciler {
         signal,
       });
       markTrue(draft.conditions, Conditions.OpenStackAuthenticationSucceeded);
-      return scope.client;
+      return scope;
     } catch (err) {
       if (!IdentityError.is(err)) throw err;
       const message = `${err.message}; ${err.fix}`;
@@ -803,8 +816,9 @@ class OpenStackClusterReconciler {
     const { osc, spec, draft, signal, ctx } = run;
     const servers = await this.bastionServers(osc, signal);
     if (!bastionEnabled({ spec })) {
-      const gone = await this.deleteBastion(run, servers);
-      return gone ? {} : { requeueAfterMs: this.opts.bastionWaitMs };
+      const out = await this.deleteBastion(run, servers);
+      if (out.foreign.length > 0) this.reportForeign(osc, ctx, "the bastion's ports", out.foreign);
+      return out.gone ? {} : { requeueAfterMs: this.opts.bastionWaitMs };
     }
     if (!draft.status.network) {
       this.warn(
@@ -874,9 +888,14 @@ class OpenStackClusterReconciler {
     // Only now may the old bastions go: the new one is ready and holds the address.
     let waiting = false;
     for (const server of old) {
-      await releaseBastionFloatingIPs(fipCtx, server, fip?.floating_ip_address);
-      await deleteBastionServer(this.mgr.api, server, signal);
+      const { foreign } = await releaseBastionFloatingIPs(fipCtx, server, fip?.floating_ip_address);
       waiting = true;
+      if (foreign.length > 0) {
+        // Deleting its port would detach someone else's address: the old bastion stays meanwhile.
+        this.reportForeign(osc, ctx, `the ports of the old bastion ${server.metadata?.name}`, foreign);
+        continue;
+      }
+      await deleteBastionServer(this.mgr.api, server, signal);
       if (!server.metadata?.deletionTimestamp)
         this.mgr.events.event(
           osc,
@@ -888,14 +907,22 @@ class OpenStackClusterReconciler {
     return waiting ? { requeueAfterMs: this.opts.bastionWaitMs } : {};
   }
 
-  /** The floating IPs, then the OpenStackServers; true once none is left. */
+  /**
+   * The floating IPs, then the OpenStackServers; gone once none is left. A bastion carrying a
+   * floating IP this cluster did not make is not deleted (its port's deletion would detach it).
+   */
   private async deleteBastion(
     run: Pick<Run, 'api' | 'spec' | 'draft' | 'resourceName' | 'signal' | 'osc'>,
     servers: readonly OpenStackServer[],
-  ): Promise<boolean> {
+  ): Promise<{ gone: boolean; foreign: ForeignResource[] }> {
     const fipCtx = this.fipContext(run);
+    const foreign: ForeignResource[] = [];
     for (const server of servers) {
-      await releaseBastionFloatingIPs(fipCtx, server);
+      const released = await releaseBastionFloatingIPs(fipCtx, server);
+      if (released.foreign.length > 0) {
+        foreign.push(...released.foreign);
+        continue;
+      }
       if (!server.metadata?.deletionTimestamp) {
         await deleteBastionServer(this.mgr.api, server, run.signal);
         this.mgr.events.event(
@@ -906,10 +933,47 @@ class OpenStackClusterReconciler {
         );
       }
     }
-    if (servers.length > 0) return false;
+    if (servers.length > 0) return { gone: false, foreign };
     await releaseRecordedFloatingIP(fipCtx);
     delete run.draft.status.bastion;
-    return true;
+    return { gone: true, foreign };
+  }
+
+  /** A Warning Event (and log line) naming what was found and left, and what the user can do. */
+  private reportForeign(
+    osc: OpenStackCluster,
+    ctx: ReconcileContext,
+    where: string,
+    foreign: readonly ForeignResource[],
+  ): string {
+    const message = foreignMessage(where, foreign);
+    this.warn(osc, ClusterEventReasons.ForeignResources, message);
+    ctx.log.warn({ foreign: foreign.map((r) => r.id) }, message);
+    return message;
+  }
+
+  /**
+   * The deletion waits for resources it did not make: Ready says which and what to do, an Event
+   * too, and it looks again after a wait that grows with the deletion's age (restart-proof).
+   */
+  private waitForForeign(
+    osc: OpenStackCluster,
+    draft: StatusDraft,
+    ctx: ReconcileContext,
+    where: string,
+    foreign: readonly ForeignResource[],
+  ): Result {
+    const message = this.reportForeign(osc, ctx, where, foreign);
+    markFalse(draft.conditions, Conditions.Ready, ClusterReasons.ForeignResources, 'Warning', message);
+    const policy = {
+      initialMs: this.opts.deleteWaitMs,
+      maxMs: Math.max(this.opts.deleteWaitMs, this.opts.foreignWaitMaxMs),
+      idleMs: this.opts.foreignWaitMaxMs,
+    };
+    // Typed a Date by client-node, a string on the wire: either way an instant.
+    const deleting = osc.metadata?.deletionTimestamp;
+    const since = deleting === undefined ? undefined : new Date(deleting).toISOString();
+    return { requeueAfterMs: waitHint(since, this.mgr.clock.now(), policy) };
   }
 
   /* ------------------------------------------------------------------ delete */
@@ -944,19 +1008,31 @@ class OpenStackClusterReconciler {
       // No spec was ever accepted, so nothing was ever created.
       return this.finish(osc, ctx, key);
     }
-    const api = await this.client(osc, spec, draft, signal, ctx);
-    if (!api) return { requeueAfterMs: this.opts.errorRetryMs };
+    const scope = await this.client(osc, spec, draft, signal, ctx);
+    if (!scope) return { requeueAfterMs: this.opts.errorRetryMs };
+    const api = scope.client;
     const resourceName = clusterResourceName(namespace, clusterName);
     const run = { api, spec, draft, resourceName, signal, osc };
     try {
-      if (!(await this.deleteBastion(run, await this.bastionServers(osc, signal)))) {
+      const bastion = await this.deleteBastion(run, await this.bastionServers(osc, signal));
+      if (bastion.foreign.length > 0)
+        return this.waitForForeign(osc, draft, ctx, "the bastion's ports", bastion.foreign);
+      if (!bastion.gone) {
         ctx.log.info('waiting for the bastion to be deleted');
         return { requeueAfterMs: this.opts.bastionWaitMs };
       }
       const lbWait = await this.deleteEndpoint(run, key);
       if (lbWait !== undefined) return { requeueAfterMs: lbWait };
-      const network = await deleteManagedNetwork(api, spec, resourceName, signal);
+      const network = await deleteManagedNetwork(api, spec, { resourceName, clusterName }, signal);
       if (network.deleted.length > 0) ctx.log.info({ deleted: network.deleted }, 'cluster network deleted');
+      if (network.foreign.length > 0)
+        return this.waitForForeign(
+          osc,
+          draft,
+          ctx,
+          `the cluster network ${network.network ?? ''}`,
+          network.foreign,
+        );
       if (!network.done) {
         ctx.log.info(network.waitingFor ?? 'waiting for the network to go');
         return { requeueAfterMs: this.opts.deleteWaitMs };
@@ -974,6 +1050,8 @@ class OpenStackClusterReconciler {
       this.warn(osc, ClusterEventReasons.DeleteError, message);
       ctx.log.warn({ err }, `deleting the cluster: ${message}`);
       return { requeueAfterMs: this.opts.errorRetryMs };
+    } finally {
+      scope.release();
     }
     return this.finish(osc, ctx, key);
   }
@@ -1073,7 +1151,7 @@ class OpenStackClusterReconciler {
     const failureDomains = draft.status.failureDomains ?? {};
     if (
       status.infrastructureReady !== true ||
-      JSON.stringify(status.failureDomains ?? {}) !== JSON.stringify(failureDomains)
+      !isDeepStrictEqual(status.failureDomains ?? {}, failureDomains)
     ) {
       const modified = clone(cluster);
       modified.status = { ...status, infrastructureReady: true, failureDomains };

@@ -668,9 +668,15 @@ class OpenStackMachineReconciler {
         );
         return { requeueAfterMs: this.opts.ingressWaitMs };
       }
-      const api = await this.client(osm, identityRef, conditions, signal, ctx);
-      if (!api) return { requeueAfterMs: this.opts.ingressWaitMs };
-      if (await isLoadBalancerMember(api, ingress.loadBalancerID, address, signal)) {
+      const scope = await this.client(osm, identityRef, conditions, signal, ctx);
+      if (!scope) return { requeueAfterMs: this.opts.ingressWaitMs };
+      let member: boolean;
+      try {
+        member = await isLoadBalancerMember(scope.client, ingress.loadBalancerID, address, signal);
+      } finally {
+        scope.release();
+      }
+      if (member) {
         markTrue(conditions, Conditions.APIServerIngressReady);
         return {};
       }
@@ -712,9 +718,14 @@ class OpenStackMachineReconciler {
       );
       return { requeueAfterMs: this.opts.ingressWaitMs };
     }
-    const api = await this.client(osm, identityRef, conditions, signal, ctx);
-    if (!api) return { requeueAfterMs: this.opts.ingressWaitMs };
-    const outcome = await ensureAPIFloatingIP(api, ingress.address, portID, signal);
+    const scope = await this.client(osm, identityRef, conditions, signal, ctx);
+    if (!scope) return { requeueAfterMs: this.opts.ingressWaitMs };
+    let outcome;
+    try {
+      outcome = await ensureAPIFloatingIP(scope.client, ingress.address, portID, signal);
+    } finally {
+      scope.release();
+    }
     switch (outcome.result) {
       case 'Associated':
         if (outcome.changed)
@@ -742,7 +753,10 @@ class OpenStackMachineReconciler {
     }
   }
 
-  /** The OpenStack client of the machine's identity; undefined (condition + Event) when it cannot be had. */
+  /**
+   * A lease on the OpenStack client of the machine's identity (release it when done); undefined
+   * (condition + Event) when it cannot be had.
+   */
   private async client(
     osm: OpenStackMachine,
     identityRef: IdentityRef,
@@ -758,7 +772,7 @@ class OpenStackMachineReconciler {
         signal,
       });
       markTrue(conditions, Conditions.OpenStackAuthenticationSucceeded);
-      return scope.client;
+      return scope;
     } catch (err) {
       if (!IdentityError.is(err)) throw err;
       const message = `${err.message}; ${err.fix}`;

@@ -73,9 +73,9 @@ export function registerOpenStackMachineTemplateController(
       ctx.log.info('no identityRef and no owner Cluster with an OpenStackCluster: capacity left unset');
       return {};
     }
-    let client;
+    let scope;
     try {
-      client = (await scopes.scopeFor({ namespace, identityRef, signal })).client;
+      scope = await scopes.scopeFor({ namespace, identityRef, signal });
     } catch (err) {
       if (!IdentityError.is(err)) throw err;
       mgr.events.event(
@@ -89,6 +89,7 @@ export function registerOpenStackMachineTemplateController(
     }
     let flavor;
     try {
+      const { client } = scope;
       flavor = spec.flavorID
         ? await client.compute.flavors.get(spec.flavorID, { signal })
         : spec.flavor
@@ -97,6 +98,8 @@ export function registerOpenStackMachineTemplateController(
     } catch (err) {
       if (!isOpenStackNotFound(err)) throw err;
       flavor = undefined;
+    } finally {
+      scope.release();
     }
     if (!flavor) {
       const what = spec.flavorID ? `flavor ID ${spec.flavorID}` : `flavor ${spec.flavor ?? '(none)'}`;

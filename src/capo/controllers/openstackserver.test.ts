@@ -11,11 +11,20 @@ import type { EventsV1Event } from '@kubernetes/client-node';
 import { kinds, type Condition } from '../../kube/index.ts';
 import { addFault } from '../../openstack/core/testing/target.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
+import type { Action } from '../../sim/kube/reactors.ts';
 import { capoKinds, SERVER_FINALIZER, type OpenStackServer, type OpenStackServerSpec } from '../api/index.ts';
-import { startCapoEnv, type CapoEnv, type RunningCapo } from '../testing/env.ts';
+import { IDENTITY_SECRET, startCapoEnv, type CapoEnv, type RunningCapo } from '../testing/env.ts';
 import { openServerFixtures, type ServerFixtures } from '../testing/server-fixtures.ts';
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 25 };
+
+/** Keys the OpenStackServer controller's queue took back rate-limited (client-go's workqueue_retries_total). */
+async function queueRetries(capo: RunningCapo): Promise<number> {
+  const metric = (await capo.registry.getMetricsAsJSON()).find((m) => m.name === 'workqueue_retries_total');
+  return (metric?.values ?? [])
+    .filter((v) => v.labels.name === 'openstackserver')
+    .reduce((sum, v) => sum + v.value, 0);
+}
 
 /** Polls until `fn` gives a value. */
 async function until<T>(fn: () => Promise<T | undefined>, what: string): Promise<T> {
@@ -27,9 +36,16 @@ describe('OpenStackServer controller', () => {
   let capo: RunningCapo;
   let fx: ServerFixtures;
 
+  /** Every read of a Secret the controllers made, with the form they asked for. */
+  const secretReads: Action[] = [];
+
   before(async () => {
     env = await startCapoEnv();
     fx = await openServerFixtures(env);
+    env.kube.emulator.reactors.prepend('*', 'secrets', (action) => {
+      if (['get', 'list', 'watch'].includes(action.verb)) secretReads.push(action);
+      return { handled: false };
+    });
     capo = await env.startCapo({ controllers: ['openstackserver'] });
   });
   after(async () => {
@@ -155,6 +171,7 @@ describe('OpenStackServer controller', () => {
       message: 'No valid host was found. There are not enough hosts available.',
       times: 5,
     });
+    const retriesBefore = await queueRetries(capo);
     const counts = new Set<number>();
     let watching = true;
     const watcher = (async () => {
@@ -179,6 +196,11 @@ describe('OpenStackServer controller', () => {
       await watcher;
     }
     assert.ok(Math.max(...counts) <= 2, `ports seen: ${[...counts].sort().join(', ')}`);
+    // The back-off is the work queue's (per key, reset by a success), not one kept beside it.
+    assert.ok(
+      (await queueRetries(capo)) - retriesBefore >= 5,
+      'each refusal went back to the queue rate-limited',
+    );
     const faults = (await (await fetch(`${env.sim.url}/_sim/faults`)).json()) as { faults: unknown[] };
     assert.deepEqual(faults.faults, [], 'all 5 refusals were used');
     const servers = await env.admin.compute.servers.list({ all_tenants: true, name: `^${name}$` }).all();
@@ -200,7 +222,7 @@ describe('OpenStackServer controller', () => {
     });
     try {
       await fx.create(name);
-      await until(async () => {
+      const failed = await until(async () => {
         const o = await fx.get(name);
         return condition(o, 'InstanceReady')?.reason === 'InstanceCreateFailed' ? o : undefined;
       }, 'InstanceCreateFailed');
@@ -210,12 +232,76 @@ describe('OpenStackServer controller', () => {
         trunks: baseline.trunks + 1,
         volumes: baseline.volumes + 1,
       });
-      // Volumes are in status.resolved.volumes (ours); CAPO's status has none, and the accepted spec gives them.
+      // Recorded before its create (ours, not CAPO's): what the delete removes.
+      assert.deepEqual(failed.status?.resources?.volumes, [{ name: `${name}-root` }]);
       await fx.remove(name);
       assert.deepEqual(await fx.census(), baseline);
     } finally {
       await fetch(`${env.sim.url}/_sim/faults/${fault}`, { method: 'DELETE' });
     }
+  });
+
+  it('keeps no Secret in memory: bootstrap and identity Secrets are read directly, bootstrap Secrets watched as metadata', async () => {
+    const name = 'worker-late-data';
+    await fx.create(name, { rootVolume: undefined, userDataRef: { name: `${name}-bootstrap` } });
+    await until(async () => {
+      const s = await fx.get(name);
+      return condition(s, 'InstanceReady')?.reason === 'WaitingForBootstrapData' ? s : undefined;
+    }, 'WaitingForBootstrapData');
+    // As `kubectl apply` writes it: the last-applied annotation is a second copy of the data.
+    const value = '#cloud-config\nhostname: late\n';
+    const secret = {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name: `${name}-bootstrap`, namespace: env.namespace },
+      type: 'cluster.x-k8s.io/secret',
+      stringData: { format: 'cloud-config', value },
+    };
+    await env.api.create(kinds.Secret, {
+      ...secret,
+      metadata: {
+        ...secret.metadata,
+        annotations: { 'kubectl.kubernetes.io/last-applied-configuration': JSON.stringify(secret) },
+      },
+    });
+    const ready = await readyServer(name);
+    const server = await env.admin.compute.servers.get(ready.status!.instanceID!);
+    assert.equal(
+      (server as unknown as Record<string, unknown>)['OS-EXT-SRV-ATTR:user_data'],
+      Buffer.from(value).toString('base64'),
+    );
+
+    const whole = secretReads.filter((a) => a.verb !== 'get' && a.output !== 'partial');
+    assert.deepEqual(
+      whole.map((a) => `${a.verb} ${a.namespace}/${a.name} as ${a.output}`),
+      [],
+      'no list or watch of whole Secrets',
+    );
+    assert.ok(
+      secretReads.some((a) => a.verb === 'watch' && a.output === 'partial'),
+      'bootstrap Secrets are watched, as metadata only',
+    );
+    assert.ok(
+      secretReads.some((a) => a.verb === 'get' && a.name === IDENTITY_SECRET),
+      'the identity Secret is read directly',
+    );
+    assert.ok(
+      secretReads.some((a) => a.verb === 'get' && a.name === `${name}-bootstrap`),
+      'the bootstrap Secret is read directly',
+    );
+    const cached = capo.manager.informers.all().flatMap((i) => i.list());
+    const held = cached.filter((o) => 'data' in o || 'stringData' in o);
+    assert.deepEqual(
+      held.map((o) => `${o.kind} ${o.metadata?.name}`),
+      [],
+      'no cached object carries data',
+    );
+    const bootstrap = cached.find((o) => o.metadata?.name === `${name}-bootstrap`);
+    assert.ok(bootstrap, 'the watch saw the bootstrap Secret');
+    assert.equal(bootstrap.kind, 'PartialObjectMetadata');
+    assert.doesNotMatch(JSON.stringify(bootstrap), /hostname|cloud-config/);
+
+    await fx.remove(name);
   });
 
   it('refuses a spec change (condition + Warning Event) and keeps the server; floatingIPPoolRef is reported', async () => {
@@ -291,5 +377,99 @@ describe('OpenStackServer controller', () => {
     assert.doesNotMatch(condition(s2, 'OpenStackAuthenticationSucceeded')!.message, /nope/);
     await eventWith(name2, 'OpenStackAuthenticationFailed', 'Warning');
     await fx.remove(name2);
+  });
+});
+
+describe('OpenStackServer controller on a cloud without block storage', () => {
+  let env: CapoEnv;
+  let capo: RunningCapo | undefined;
+  let fx: ServerFixtures;
+
+  before(async () => {
+    env = await startCapoEnv({ notInCatalog: ['cinder'] });
+    fx = await openServerFixtures(env);
+  });
+  after(async () => {
+    await capo?.stop();
+    await env?.close();
+  });
+
+  const condition = (s: OpenStackServer | undefined, type: string): Condition | undefined =>
+    (s?.status?.conditions as Condition[] | undefined)?.find((c) => c.type === type);
+
+  it('a status CAPO wrote (no volumes recorded): the delete derives no volume name and needs no Cinder', async () => {
+    // Restored from CAPO (clusterctl move): CAPO made the port, recorded it, and the object is
+    // being deleted when this controller first sees it.
+    const baseline = await fx.census();
+    const name = 'from-capo';
+    const port = await env.os.network.ports.create({ network_id: fx.network.id, name: `${name}-0` });
+    await env.api.create(capoKinds.OpenStackServer, {
+      apiVersion: 'infrastructure.cluster.x-k8s.io/v1alpha1',
+      kind: 'OpenStackServer',
+      metadata: { name, namespace: env.namespace, finalizers: [SERVER_FINALIZER] },
+      spec: JSON.parse(JSON.stringify(fx.spec({ ports: [{ network: { id: fx.network.id } }] }))),
+    });
+    await env.api.patch(
+      capoKinds.OpenStackServer,
+      { namespace: env.namespace, name },
+      'merge',
+      {
+        status: {
+          ready: false,
+          resolved: {
+            imageID: env.boot.imageId,
+            flavorID: fx.flavor.id,
+            ports: [
+              {
+                name: `${name}-0`,
+                description: '',
+                networkID: fx.network.id,
+                tags: [],
+                trunk: false,
+                fixedIPs: [],
+                securityGroups: [],
+              },
+            ],
+          },
+          resources: { ports: [{ id: port.id }] },
+        },
+      },
+      { subresource: 'status' },
+    );
+    await env.api.delete(capoKinds.OpenStackServer, { namespace: env.namespace, name });
+    capo = await env.startCapo({ controllers: ['openstackserver'] });
+    await eventually(async () => (await fx.get(name)) === undefined, {
+      ...WAIT,
+      what: `${name} deleted (the port, and no volume lookup)`,
+    });
+    assert.deepEqual(await fx.census(), baseline);
+  });
+
+  it('rootVolume: the missing service is said (not an auth failure); the delete removes the ports and the finalizer', async () => {
+    capo ??= await env.startCapo({ controllers: ['openstackserver'] });
+    const baseline = await fx.census();
+    const name = 'worker-nocinder';
+    await fx.create(name);
+    const s = await until(async () => {
+      const o = await fx.get(name);
+      return condition(o, 'InstanceReady')?.reason === 'EndpointNotFound' ? o : undefined;
+    }, 'InstanceReady EndpointNotFound');
+    const message = condition(s, 'InstanceReady')!.message;
+    assert.match(message, /rootVolume needs block storage/);
+    assert.match(message, /no block-storage \(volumev3\) endpoint \(interface public, region RegionOne/);
+    assert.equal(condition(s, 'Ready')?.reason, 'EndpointNotFound');
+    assert.equal(condition(s, 'OpenStackAuthenticationSucceeded')?.status, 'True', 'the credentials worked');
+    assert.equal(s.status?.resources?.volumes, undefined, 'no volume was ever asked for');
+    const events = (await env.api.listAll(kinds.EventsV1Event, { namespace: env.namespace })).items;
+    assert.ok(
+      events.some(
+        (e) => e.regarding?.name === name && e.type === 'Warning' && e.reason === 'EndpointNotFound',
+      ),
+      'a Warning Event says it',
+    );
+    assert.equal((await fx.census()).ports, baseline.ports + 2, 'the ports were made before the volumes');
+
+    await fx.remove(name);
+    assert.deepEqual(await fx.census(), baseline);
   });
 });

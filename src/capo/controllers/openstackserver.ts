@@ -11,29 +11,35 @@
  *   returns and we requeue at once), then ports (each id in status.resources.ports as soon as it
  *   exists), volumes, the server (status.instanceID at once) → instanceState, addresses, ready and
  *   the InstanceReady and Ready conditions.
- * reconcileDelete: from status alone (status.resolved with its volumes, resources, instanceID; for a
- *   status CAPO wrote, which has no volumes, their names from the accepted spec): the engine adopts again by name, deletes the server, volumes,
- *   trunks and ports; the finalizer goes last. Nothing recorded means nothing was created.
+ * reconcileDelete: from status alone (status.resolved, status.resources with the volumes recorded
+ *   before their create, instanceID; never a name derived from the spec): the engine adopts again by
+ *   name, deletes the server, volumes, trunks and ports; the finalizer goes last. Nothing recorded
+ *   means nothing was created.
  *
  * Never blocks: every wait is `{ requeueAfterMs }` (the engine's hint for BUILD and deletes, capped
- * at 10 s; 15 s, CAPO's, for bootstrap data and credentials; a bounded exponential back-off for
- * failures that may pass, such as Nova's NoValidHost).
+ * at 10 s; 15 s, CAPO's, for bootstrap data and credentials). A failure that may pass, such as
+ * Nova's NoValidHost, is reported and thrown (RetryableServerError): the work queue retries it with
+ * its per-key exponential back-off, capped at 15 s and reset by a success.
  *
  * Not supported yet, and said so (condition + Warning Event, never silently ignored):
  * `floatingIPPoolRef` (the server is made, FloatingAddressFromPoolReady stays False), an ORC
  * `image.imageRef` and a port `qosPolicy` (nothing is made).
  */
-import type { V1Secret } from '@kubernetes/client-node';
 import {
   addFinalizer,
+  BucketRateLimiter,
   hasFinalizer,
   isDeleting,
   isNotFound,
+  ItemExponentialFailureRateLimiter,
+  keyOf,
   kinds,
+  MaxOfRateLimiter,
+  metadataOnly,
   objectKey,
   removeFinalizer,
+  specOrMetadataChanged,
   type Manager,
-  type Predicate,
   type ReconcileContext,
   type Request,
   type Result,
@@ -57,7 +63,6 @@ import {
   reviewSpec,
   SERVER_FINALIZER,
   SERVER_UNEXPECTEDLY_DELETED_MESSAGE,
-  type OpenStackServer,
   type OpenStackServerSpec,
 } from '../api/index.ts';
 import { IdentityError, type Scope, type ScopeCache } from '../identity.ts';
@@ -74,6 +79,8 @@ export const ServerEventReasons = {
   FailedCreateServer: 'FailedCreateServer',
   SuccessfulDeleteServer: 'SuccessfulDeleteServer',
   FailedDeleteServer: 'FailedDeleteServer',
+  /** shiftstack: a status CAPO wrote names no volumes; a delete leaves any CAPO made (see unrecordedVolumes). */
+  VolumesNotRecorded: 'VolumesNotRecorded',
 } as const;
 
 /** Condition reasons of a True condition (metav1 wants one). */
@@ -87,13 +94,35 @@ export interface OpenStackServerControllerOptions {
   backoff?: Partial<BackoffPolicy>;
   /** Waiting for bootstrap data or credentials: CAPO's 15 s (capped at 15 s). */
   waitMs?: number;
-  /** A failure that may pass (NoValidHost, a quota): first retry, doubling up to `errorMaxMs`. */
+  /**
+   * A failure that may pass (NoValidHost, a quota): the work queue's per-key back-off starts here
+   * (default 1 s) and doubles up to `errorMaxMs`; a success or a wait resets it.
+   */
   errorInitialMs?: number;
   /** Cap of the failure back-off (default and ceiling 15 s). */
   errorMaxMs?: number;
 }
 
 const MAX_WAIT_MS = 15_000;
+
+/**
+ * A failure that may pass (Nova's NoValidHost, a quota, a delete refused for now), already said in
+ * the conditions and an Event: thrown so that the work queue retries the object with its per-key
+ * back-off, which a success or a wait resets.
+ */
+export class RetryableServerError extends Error {
+  override readonly name = 'RetryableServerError';
+  /** The condition reason it was reported with. */
+  readonly reason: string;
+  /** `namespace/name` of the OpenStackServer. */
+  readonly server: string;
+
+  constructor(server: string, reason: string, message: string) {
+    super(`OpenStackServer ${server}: ${reason}: ${message}`);
+    this.server = server;
+    this.reason = reason;
+  }
+}
 
 export function registerOpenStackServerController(
   mgr: Manager,
@@ -102,11 +131,15 @@ export function registerOpenStackServerController(
 ): void {
   const r = new OpenStackServerReconciler(mgr, scopes, opts);
   const servers = mgr.informers.informerFor(capoKinds.OpenStackServer);
+  const errorMaxMs = Math.min(Math.max(opts.errorMaxMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
+  const errorInitialMs = Math.min(Math.max(opts.errorInitialMs ?? 1_000, 1), errorMaxMs);
   mgr
     .controller(OPENSTACK_SERVER_CONTROLLER)
-    .for(capoKinds.OpenStackServer, { predicates: [notStatusOnly] })
-    // The bootstrap data appears after the server object: look again as soon as it does.
-    .watches(kinds.Secret, (secret: V1Secret) =>
+    // Our own status writes need no reconcile (each step requeues for what it waits on).
+    .for(capoKinds.OpenStackServer, { predicates: [specOrMetadataChanged()] })
+    // The bootstrap data appears after the server object: look again as soon as it does. Metadata
+    // only: the Secrets themselves are read uncached (CAPO_UNCACHED_KINDS), never held here.
+    .watches(metadataOnly(kinds.Secret), (secret) =>
       servers
         .list()
         .filter(
@@ -116,41 +149,31 @@ export function registerOpenStackServerController(
         )
         .map((s) => objectKey(s)),
     )
-    .withOptions({ maxConcurrentReconciles: opts.workers ?? 10 })
+    .withOptions({
+      maxConcurrentReconciles: opts.workers ?? 10,
+      // Failures (RetryableServerError, or no answer at all) back off per object, capped at CAPO's
+      // 15 s; the bucket bounds all retries together, as client-go's default limiter does.
+      rateLimiter: new MaxOfRateLimiter<string>(
+        new ItemExponentialFailureRateLimiter(errorInitialMs, errorMaxMs),
+        new BucketRateLimiter(10, 100, mgr.clock),
+      ),
+    })
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
 }
-
-/**
- * Our own status writes need no reconcile (each step requeues for what it waits on); a spec,
- * deletion, finalizer, label or annotation change does.
- */
-const notStatusOnly: Predicate<OpenStackServer> = {
-  update: (a, b) =>
-    a.metadata?.generation !== b.metadata?.generation ||
-    a.metadata?.deletionTimestamp !== b.metadata?.deletionTimestamp ||
-    JSON.stringify([a.metadata?.finalizers, a.metadata?.labels, a.metadata?.annotations]) !==
-      JSON.stringify([b.metadata?.finalizers, b.metadata?.labels, b.metadata?.annotations]),
-};
 
 class OpenStackServerReconciler {
   private readonly mgr: Manager;
   private readonly scopes: ScopeCache;
   private readonly backoff: Partial<BackoffPolicy>;
   private readonly waitMs: number;
-  private readonly errorInitialMs: number;
-  private readonly errorMaxMs: number;
   /** The resourceVersion of our last write per object (namespace/name), while the cache may lag it. */
   private readonly written = new Map<string, string>();
-  /** Consecutive retryable failures per object (uid), for the back-off; forgotten on success. */
-  private readonly failures = new Map<string, number>();
 
   constructor(mgr: Manager, scopes: ScopeCache, opts: OpenStackServerControllerOptions) {
     this.mgr = mgr;
     this.scopes = scopes;
     this.backoff = opts.backoff ?? {};
     this.waitMs = Math.min(Math.max(opts.waitMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
-    this.errorMaxMs = Math.min(Math.max(opts.errorMaxMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
-    this.errorInitialMs = Math.min(Math.max(opts.errorInitialMs ?? 1_000, 1), this.errorMaxMs);
   }
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
@@ -241,7 +264,21 @@ class OpenStackServerReconciler {
 
     const scope = await this.scope(report, spec, obj.metadata!.namespace!, signal);
     if (!scope) return { requeueAfterMs: this.waitMs };
+    try {
+      return await this.ensure(report, spec, scope, signal);
+    } finally {
+      scope.release();
+    }
+  }
 
+  /** Bootstrap data, then one engine step with the identity's client. */
+  private async ensure(
+    report: ServerReport,
+    spec: OpenStackServerSpec,
+    scope: Scope,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const obj = report.object;
     const userData = await readUserData(this.mgr.client, obj.metadata!.namespace!, spec.userDataRef, signal);
     if (!userData.ready) {
       this.notReady(report, Reasons.WaitingForBootstrapData, userData.message);
@@ -253,7 +290,7 @@ class OpenStackServerReconciler {
     let result: EnsureResult;
     try {
       result = await engine.ensure(
-        { spec: serverSpec, ...stateFromStatus(status) },
+        { spec: serverSpec, ...stateFromStatus(report.status) },
         { signal, record: (state) => this.record(report, state, signal) },
       );
     } catch (err) {
@@ -274,11 +311,9 @@ class OpenStackServerReconciler {
   /** The engine's result in status and conditions; the requeue it asks for. */
   private ensured(report: ServerReport, result: EnsureResult): Result {
     const status = report.status;
-    const uid = report.object.metadata?.uid ?? '';
     Object.assign(status, statusFromState(result.state));
     switch (result.phase) {
       case 'Ready':
-        this.failures.delete(uid);
         status.instanceID = result.instanceID;
         status.instanceState = result.instanceState;
         status.addresses = addressesOf(result.addresses);
@@ -287,7 +322,6 @@ class OpenStackServerReconciler {
         report.condition({ type: Conditions.Ready, status: 'True', reason: ServerReady });
         return {};
       case 'Pending':
-        this.failures.delete(uid);
         if (result.instanceState !== undefined) status.instanceState = result.instanceState;
         if (result.server) status.addresses = addressesOf(instanceAddresses(result.server));
         if (result.reason === 'Resolved') return { requeueAfterMs: 1 };
@@ -336,6 +370,10 @@ class OpenStackServerReconciler {
         reason = Reasons.InstanceDeleted;
         event = Reasons.InstanceDeleted;
         break;
+      case 'EndpointNotFound':
+        reason = Reasons.EndpointNotFound;
+        event = Reasons.EndpointNotFound;
+        break;
       case 'PortNotFound':
       case 'MultiplePorts':
         reason = Reasons.PortCreateFailed;
@@ -348,7 +386,7 @@ class OpenStackServerReconciler {
     status.ready = false;
     this.notReady(report, reason, message, event);
     if (result.terminal) return {};
-    return { requeueAfterMs: this.errorBackoff(report) };
+    throw new RetryableServerError(keyOf(report.object), reason, message);
   }
 
   private async reconcileDelete(report: ServerReport, signal: AbortSignal): Promise<Result> {
@@ -360,26 +398,36 @@ class OpenStackServerReconciler {
       await removeFinalizer(this.mgr.api, capoKinds.OpenStackServer, report.object, SERVER_FINALIZER, {
         signal,
       });
-      this.failures.delete(obj.metadata?.uid ?? '');
       return {};
     };
     // The create path records status.resolved before it makes anything: without it (and without
     // an instance id) nothing was made, and no credentials are needed to say so.
     if (!state.resolved && state.instanceID === undefined) return done();
 
-    // Cleanup acts on what was recorded: the accepted spec gives the credentials used (and, for a
-    // status CAPO wrote without resolved.volumes, the volume names).
+    // Cleanup acts on what was recorded; the accepted spec gives only the credentials used.
     const accepted = (status.acceptedSpec as OpenStackServerSpec | undefined) ?? obj.spec;
+    this.unrecordedVolumes(report, state, accepted);
     const scope = await this.scope(report, accepted, obj.metadata!.namespace!, signal);
     if (!scope) {
       await report.write(signal);
       return { requeueAfterMs: this.waitMs };
     }
-    if (state.resolved && !state.resolved.volumes) {
-      const translated = toServerSpec(obj.metadata!.name!, accepted, undefined).spec;
-      if (translated) state.resolved.volumes = volumeSpecs(translated);
+    try {
+      return await this.remove(report, state, scope, done, signal);
+    } finally {
+      scope.release();
     }
+  }
 
+  /** One engine removal step with the identity's client; `done` once nothing is left. */
+  private async remove(
+    report: ServerReport,
+    state: ServerState,
+    scope: Scope,
+    done: () => Promise<Result>,
+    signal: AbortSignal,
+  ): Promise<Result> {
+    const obj = report.object;
     const engine = new ServerEngine(scope.client, { backoff: this.backoff });
     let result: RemoveResult;
     try {
@@ -405,7 +453,6 @@ class OpenStackServerReconciler {
       case 'Ready':
         return done();
       case 'Pending':
-        this.failures.delete(obj.metadata?.uid ?? '');
         await report.write(signal);
         return { requeueAfterMs: result.retryAfterMs };
       case 'Failed':
@@ -417,8 +464,25 @@ class OpenStackServerReconciler {
           ServerEventReasons.FailedDeleteServer,
         );
         await report.write(signal);
-        return { requeueAfterMs: this.errorBackoff(report) };
+        throw new RetryableServerError(keyOf(obj), Reasons.InstanceDeleteFailed, result.message);
     }
+  }
+
+  /**
+   * A status CAPO wrote records no volumes: CAPO finds them by names derived from the spec. Those
+   * are not deleted here (a removal derives no name, and needs no block storage when none was
+   * recorded); Nova takes them along with a recorded server, and when there was none the user is
+   * told which names to check.
+   */
+  private unrecordedVolumes(report: ServerReport, state: ServerState, accepted: OpenStackServerSpec): void {
+    if (state.instanceID !== undefined || !state.resolved || state.resolved.volumes) return;
+    const spec = toServerSpec(report.object.metadata!.name!, accepted, undefined).spec;
+    const names = spec ? volumeSpecs(spec).map((v) => v.name) : [];
+    if (names.length === 0) return;
+    report.event(
+      ServerEventReasons.VolumesNotRecorded,
+      `this status was written by CAPO, which records no volumes, and no server was made: volumes ${names.join(', ')} are not looked for; if CAPO made them before its create failed, delete them (openstack volume delete <name>)`,
+    );
   }
 
   /** The client of the identityRef, or undefined with the condition and Event saying why. */
@@ -454,12 +518,23 @@ class OpenStackServerReconciler {
   }
 
   /**
-   * An error the engine could not turn into a result: Keystone refusing the credentials or a
-   * region without the service (a condition, an Event, a wait for the Secret to be fixed), or no
-   * answer at all (rethrown: the queue's back-off retries it).
+   * An error the engine could not turn into a result: Keystone refusing the credentials (a
+   * condition, an Event, a wait for the Secret to be fixed), a catalog without a service the
+   * server needs (said as such: the credentials worked), or no answer at all (rethrown: the
+   * queue's back-off retries it).
    */
   private openStackError(report: ServerReport, err: unknown, during: 'ensure' | 'remove'): Result {
-    if (AuthenticationError.is(err) || EndpointNotFoundError.is(err)) {
+    if (EndpointNotFoundError.is(err)) {
+      this.authenticated(report);
+      this.notReady(
+        report,
+        Reasons.EndpointNotFound,
+        `${err.message}; use a region or cloud that has it`,
+        Reasons.EndpointNotFound,
+      );
+      return { requeueAfterMs: this.waitMs };
+    }
+    if (AuthenticationError.is(err)) {
       report.condition({
         type: Conditions.OpenStackAuthenticationSucceeded,
         status: 'False',
@@ -494,13 +569,6 @@ class OpenStackServerReconciler {
   private async record(report: ServerReport, state: ServerState, signal: AbortSignal): Promise<void> {
     Object.assign(report.status, statusFromState(state));
     await report.write(signal);
-  }
-
-  private errorBackoff(report: ServerReport): number {
-    const uid = report.object.metadata?.uid ?? '';
-    const n = (this.failures.get(uid) ?? 0) + 1;
-    this.failures.set(uid, n);
-    return Math.min(this.errorMaxMs, this.errorInitialMs * 2 ** Math.min(n - 1, 20));
   }
 }
 

@@ -1,12 +1,13 @@
 /**
  * The engine's state through an OpenStackServer's status on the Kubernetes emulator with the CRDs
- * of deploy/capo/crds: the resolved volumes survive the schema (an undeclared field would be
- * pruned), and a status CAPO wrote (no volumes) still lets a delete find the volumes by the names
- * the spec derives; the subports a delete detached (`resources.subports`, ours) survive the schema,
+ * of deploy/capo/crds: the resolved and the recorded volumes survive the schema (an undeclared
+ * field would be pruned); a status CAPO wrote (no volumes) gets a delete that derives no volume
+ * name and says so in an Event; the subports a delete detached (`resources.subports`, ours) survive the schema,
  * and a restarted controller deletes their ports from that record alone.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
+import { kinds } from '../../kube/index.ts';
 import type { ServerState } from '../../openstack/services/server/index.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { capoKinds, SERVER_FINALIZER, type OpenStackServer } from '../api/index.ts';
@@ -39,7 +40,7 @@ describe('OpenStackServer status: the recorded state', () => {
     return env.api.updateStatus(capoKinds.OpenStackServer, { ...created, status });
   }
 
-  it('keeps resolved.volumes (names, sizes, type, zone, tag) through the CRD and reads them back', async () => {
+  it('keeps resolved.volumes and resources.volumes through the CRD and reads them back', async () => {
     const state: ServerState = {
       resolved: {
         imageID: env.boot.imageId,
@@ -59,7 +60,7 @@ describe('OpenStackServer status: the recorded state', () => {
           { name: 'vols-etcd', root: false, sizeGiB: 1, type: 'fast', tag: 'etcd' },
         ],
       },
-      resources: { ports: [{ id: 'a-port-id' }] },
+      resources: { ports: [{ id: 'a-port-id' }], volumes: [{ name: 'vols-root' }] },
     };
     const written = await withStatus('vols', { ready: false, ...statusFromState(state) });
     const read = stateFromStatus(written.status);
@@ -68,13 +69,14 @@ describe('OpenStackServer status: the recorded state', () => {
 
     const again = stateFromStatus((await fx.get('vols'))?.status);
     assert.deepEqual(again.resolved?.volumes, state.resolved!.volumes);
+    assert.deepEqual(again.resources?.volumes, [{ name: 'vols-root' }]);
     await env.api.patch(capoKinds.OpenStackServer, { namespace: env.namespace, name: 'vols' }, 'merge', {
       metadata: { finalizers: null },
     });
     await fx.remove('vols');
   });
 
-  it('a status CAPO wrote has no volumes; the delete still removes the root volume by its derived name', async () => {
+  it('a status CAPO wrote records no volumes: the delete derives no name, leaves the volume and names it in an Event', async () => {
     const baseline = await fx.census();
     const name = 'capo-written';
     const volume = await env.os.blockStorage.volumes.create({ size: 2, name: `${name}-root` });
@@ -100,6 +102,17 @@ describe('OpenStackServer status: the recorded state', () => {
     } finally {
       await capo.stop();
     }
+    // Not recorded, so not ours to delete: the user is told which name to check.
+    assert.equal((await env.os.blockStorage.volumes.get(volume.id)).status, 'available');
+    const events = (await env.api.listAll(kinds.EventsV1Event, { namespace: env.namespace })).items;
+    const told = events.find((e) => e.regarding?.name === name && e.reason === 'VolumesNotRecorded');
+    assert.equal(told?.type, 'Warning');
+    assert.match(told?.note ?? '', new RegExp(`volumes ${name}-root are not looked for`));
+    await env.os.blockStorage.volumes.delete(volume.id);
+    await eventually(async () => (await fx.census()).volumes === baseline.volumes, {
+      ...WAIT,
+      what: 'the volume deleted by hand',
+    });
     assert.deepEqual(await fx.census(), baseline);
   });
 

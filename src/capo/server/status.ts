@@ -3,10 +3,12 @@
  * ResolvedServerSpec), `status.resources.ports`, `status.instanceID`; and the server's addresses as
  * CAPO writes them.
  *
- * `status.resolved.volumes` (the volumes' derived names and sizes) is ours, not CAPO's: CAPO finds
- * volumes by deriving their names from the spec again. A status written by CAPO has none; then the
- * state read here has none either, and the controller derives them from the accepted spec kept in
- * status, so a create that made the root volume and then failed still leaves nothing behind.
+ * `status.resolved.volumes` (the volumes to make, names and sizes) is ours, not CAPO's. A status
+ * written by CAPO has none; then the create path derives them from the spec.
+ *
+ * `status.resources.volumes` is ours too: the volumes that may exist because of the server, each
+ * name written before its create. A delete removes these and nothing else: it derives no name, so a
+ * server that never got a volume goes away without the block-storage service (a cloud without one).
  *
  * `status.resources.subports` is ours too: the ports a delete detached from the server's trunks,
  * written before the detach and dropped once they are deleted, so a controller killed in between
@@ -42,10 +44,11 @@ export function stateFromStatus(status: Status | undefined): ServerState {
     };
   }
   if (status?.resources) {
-    const { ports, subports } = status.resources;
+    const { ports, subports, volumes } = status.resources;
     state.resources = {
       ports: (ports ?? []).map((p) => ({ id: p.id })),
       ...(subports?.length ? { subports: subports.map((p) => ({ id: p.id })) } : {}),
+      ...(volumes?.length ? { volumes: volumes.map((v) => ({ name: v.name })) } : {}),
     };
   }
   if (status?.instanceID) state.instanceID = status.instanceID;
@@ -66,6 +69,7 @@ function resourcesToStatus(r: ServerResources): NonNullable<Status['resources']>
   return {
     ports: r.ports.map((p) => ({ id: p.id })),
     ...(r.subports?.length ? { subports: r.subports.map((p) => ({ id: p.id })) } : {}),
+    ...(r.volumes?.length ? { volumes: r.volumes.map((v) => ({ name: v.name })) } : {}),
   };
 }
 

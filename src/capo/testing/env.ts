@@ -29,6 +29,7 @@ import { startKubeSim, type RunningKubeSim } from '../../sim/kube/start.ts';
 import type { CloudOptions } from '../../sim/openstack/index.ts';
 import { eventually, startTestCloud, type TestCloud } from '../../sim/openstack/testing/harness.ts';
 import { ALL_KINDS, CRD_DIR, type IdentityRef } from '../api/index.ts';
+import { CAPO_UNCACHED_KINDS } from '../cache.ts';
 import { CLOUDS_YAML_KEY, ScopeCache } from '../identity.ts';
 import {
   OPENSTACK_MACHINE_CONTROLLER,
@@ -90,6 +91,7 @@ CAPO_CONTROLLERS[OPENSTACK_CLUSTER_CONTROLLER] = (mgr, scopes, opts) =>
     deleteWaitMs: 200,
     errorRetryMs: 500,
     loadBalancerBackoff: { initialMs: 50, maxMs: 500 },
+    foreignWaitMaxMs: 1_000,
     ...opts.cluster,
   });
 
@@ -294,6 +296,7 @@ export function startCapo(env: CapoEnv, opts: StartCapoOptions = {}): Promise<Ru
     name: 'capo-controller-manager',
     kubeConfig: kubeConfigFrom(opts.kubeconfig ?? env.kube.kubeconfigPath),
     qps: 0,
+    disableCacheFor: CAPO_UNCACHED_KINDS,
     log,
     registry,
     gracefulShutdownTimeoutMs: opts.gracefulShutdownTimeoutMs ?? 5_000,

@@ -55,6 +55,7 @@ export class SharedInformers {
     const key = [
       type.apiVersion,
       type.plural,
+      type.metadataOnly ? 'metadata' : '',
       namespace ?? '',
       sel.labelSelector ?? '',
       sel.fieldSelector ?? '',

@@ -37,6 +37,7 @@ import {
 } from '../leaderelection/elector.ts';
 import { leaderMigrationFilter, type LeaderMigrationConfiguration } from '../leaderelection/migration.ts';
 import type { Runnable } from '../runnable.ts';
+import type { ResourceType } from '../resource.ts';
 
 export interface ManagerLeaderElection extends Partial<LeaderElectionConfig> {
   /** Default: the manager's name. */
@@ -57,6 +58,11 @@ export interface ManagerOptions {
   /** Restrict every cache to one namespace. */
   namespace?: string;
   informers?: InformerDefaults;
+  /**
+   * Kinds `client` reads from the API server, never from a cache (controller-runtime's
+   * `CacheOptions.DisableFor`): Secrets, so credentials are not kept in memory.
+   */
+  disableCacheFor?: readonly ResourceType[];
   /** Serve /healthz, /readyz, /metrics here; none when absent. */
   healthProbe?: { port: number; host?: string };
   /** Campaign for a Lease before running controllers; off when absent. */
@@ -140,7 +146,7 @@ export class Manager implements ControllerHost {
       log: this.log,
       registry: this.registry,
     });
-    this.client = new CachedClient(this.api, this.informers);
+    this.client = new CachedClient(this.api, this.informers, opts.disableCacheFor);
     this.events = new EventRecorder({
       client: this.api,
       component: opts.name,

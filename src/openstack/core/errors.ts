@@ -300,6 +300,28 @@ export class ConnectionError extends Error {
   }
 }
 
+/**
+ * A call on a client that was closed (its connection pool is gone): the owner retired it, e.g. the
+ * scope cache after a credential rotation or an eviction. Never retried: a new client is needed.
+ */
+export class ClientClosedError extends Error {
+  override readonly name = 'ClientClosedError';
+  readonly method: string;
+  readonly url: string;
+  readonly service: string;
+
+  constructor(init: { method: string; url: string; service: string }) {
+    super(`${init.method} ${init.url}: this OpenStack client was closed; use a new one`);
+    this.method = init.method;
+    this.url = init.url;
+    this.service = init.service;
+  }
+
+  static is(this: void, err: unknown): err is ClientClosedError {
+    return hasName(err, 'ClientClosedError');
+  }
+}
+
 /** A list response the pager cannot follow (an unknown `next` shape, a loop, too many pages): never a silent truncation. */
 export class PaginationError extends Error {
   override readonly name = 'PaginationError';

@@ -24,6 +24,7 @@ export { parseErrorBody, type ParsedErrorBody } from './error-body.ts';
 export {
   ApiVersionError,
   AuthenticationError,
+  ClientClosedError,
   ConnectionError,
   EndpointNotFoundError,
   httpErrorKind,

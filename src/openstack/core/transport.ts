@@ -8,7 +8,7 @@ import { fetch, type Dispatcher, type Headers } from 'undici';
 import type { Logger } from '../../lib/log.ts';
 import type { Registry } from '../../lib/metrics.ts';
 import { systemClock, type Clock } from './clock.ts';
-import { ConnectionError, formatMs } from './errors.ts';
+import { ClientClosedError, ConnectionError, formatMs } from './errors.ts';
 import { Limiter } from './limiter.ts';
 import { apiMetrics, type ApiMetrics } from './metrics.ts';
 import {
@@ -86,6 +86,7 @@ export class Transport {
   private readonly clock: Clock;
   private readonly userAgent: string;
   private readonly limiters = new Map<string, Limiter>();
+  private closing = false;
 
   constructor(options: TransportOptions = {}) {
     this.dispatcher = options.dispatcher;
@@ -112,6 +113,9 @@ export class Transport {
     try {
       for (;;) {
         attempts++;
+        // A closed pool would fail every attempt as a connection error and be retried in vain.
+        if (this.closing)
+          throw new ClientClosedError({ method, url: safeUrl(req.url), service: req.service });
         const release = await limiter.acquire(req.signal);
         let outcome: Attempt;
         try {
@@ -177,8 +181,14 @@ export class Transport {
     }
   }
 
-  /** Closes the pool's idle connections; in-flight requests finish first. */
+  /** True once `close` was called: every later call fails with ClientClosedError. */
+  get closed(): boolean {
+    return this.closing;
+  }
+
+  /** Closes the pool; requests in flight finish first, later ones fail with ClientClosedError. */
   async close(): Promise<void> {
+    this.closing = true;
     await this.dispatcher?.close();
   }
 

@@ -17,6 +17,11 @@ export interface Action {
   subresource: string;
   namespace: string;
   name: string;
+  /**
+   * Reads: the form the answer takes, from the client's Accept (`partial` for
+   * PartialObjectMetadata, `table`, `json`, `yaml`), so a test can see what a client asked for.
+   */
+  output?: 'json' | 'yaml' | 'table' | 'partial' | 'discovery';
   /** The request body (create, update; patch as text). */
   object?: Obj;
   patch?: { type: string; body: string };

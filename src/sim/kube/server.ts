@@ -424,7 +424,7 @@ export class KubeHttp {
       const out = negotiate(accept, { discovery: false, objects: true });
       if (name) {
         verbAllowed('get');
-        const injected = this.runReactors(route, 'get');
+        const injected = this.runReactors(route, 'get', { output: out.kind });
         if (subresource === 'scale')
           return this.send(res, 200, injected ?? rest.getScale(def, ns, name), out);
         const obj = injected ?? rest.get(def, ns, name);
@@ -446,11 +446,11 @@ export class KubeHttp {
       };
       if (bool(url.searchParams.get('watch'))) {
         verbAllowed('watch');
-        this.runReactors(route, 'watch');
+        this.runReactors(route, 'watch', { output: out.kind });
         return this.serveWatch(res, url, route, query, out);
       }
       verbAllowed('list');
-      const injected = this.runReactors(route, 'list');
+      const injected = this.runReactors(route, 'list', { output: out.kind });
       if (injected) return this.send(res, 200, injected, out);
       const limit = int('limit', url.searchParams.get('limit'));
       const cont = url.searchParams.get('continue');

@@ -134,8 +134,9 @@ describe('server engine: killed between any two writes', () => {
   });
 
   it('a removal that finds the create’s answers lost still cleans everything', async () => {
-    // Killed after every write of a create in turn, nothing recorded past the resolve: remove alone
-    // (no ensure in between) must find the ports, the trunk, the volumes and the server by name.
+    // Killed after every write of a create in turn, nothing recorded past the resolve but the
+    // volumes' names (written before their create, so a lost answer cannot lose them): remove alone
+    // (no ensure in between) must find the ports, the trunk and the server by name.
     const baseline = await census(w);
     for (let k = 1; k <= 9; k++) {
       const name = `lost-${k}`;
@@ -151,7 +152,11 @@ describe('server engine: killed between any two writes', () => {
         true,
       );
       const onlyResolved = new Recorder();
-      onlyResolved.state = { resolved: rec.calls[0]!.resolved };
+      const volumes = rec.state.resources?.volumes;
+      onlyResolved.state = {
+        resolved: rec.calls[0]!.resolved,
+        ...(volumes ? { resources: { ports: [], volumes } } : {}),
+      };
       const r = (await teardown(new ServerEngine(w.os, { backoff: BACKOFF }), name, onlyResolved)).result;
       assert.equal(r.phase, 'Ready', `k=${k}: ${JSON.stringify(r)}`);
       assert.deepEqual(await census(w), baseline, `k=${k}`);

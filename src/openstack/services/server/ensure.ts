@@ -75,7 +75,7 @@ async function steps(
   }
 
   const volumes = resolved.volumes ?? volumeSpecs(spec);
-  const made = await ensureVolumes(ctx, volumes, resolved.imageID);
+  const made = await ensureVolumes(ctx, volumes, resolved.imageID, resources, record);
   if (!('ids' in made)) return journal.pending(made);
 
   let id: string;

@@ -1,10 +1,10 @@
 /**
- * remove(): one call towards "nothing left". It works from what was recorded and the names derived
- * from it — never from the spec, which may have changed since (the bastion's old bug):
+ * remove(): one call towards "nothing left". It works from what was recorded — never from the
+ * spec, which may have changed since (the bastion's old bug), nor from names derived from it:
  *   no resolved and no instance id → nothing was ever created (the create path records resolved first);
  *   adopt again (ports by name + network, the server by name) and record what was found;
  *   the server: delete, then wait for 404 / DELETED / SOFT_DELETED (Nova takes its volumes along);
- *   the volumes of the derived names that are left (the create failed, or never happened);
+ *   the volumes recorded in `resources.volumes` that are left (the create failed, or never happened);
  *   each port with its trunk: the trunk's subports recorded in `resources.subports` before they are
  *   detached, then the trunk and the port;
  *   the recorded subports' ports (a subport detached by a process that died before deleting its
@@ -53,9 +53,11 @@ async function steps(
   const serverLeft = server && (await deleteServer(ctx, server));
   if (serverLeft) return journal.pending(serverLeft);
 
+  // What was recorded, never names derived from the spec or the plan: a volume never asked for
+  // needs no Cinder call (and no block-storage service) to be known gone.
   const volumesLeft = await deleteVolumes(
     ctx,
-    (resolved?.volumes ?? []).map((v) => v.name),
+    (resources.volumes ?? []).map((v) => v.name),
   );
   if (volumesLeft) return journal.pending(volumesLeft);
 

@@ -203,7 +203,7 @@ export interface ResolvedPortSpec {
   valueSpecs?: ValueSpec[] | undefined;
 }
 
-/** A Cinder volume the engine makes before the server: found again by its name, never recorded by id. */
+/** A Cinder volume the engine is to make before the server (the plan; `resources.volumes` says what may exist). */
 export interface ResolvedVolumeSpec {
   /** `<server>-root` or `<server>-<device name>`. */
   name: string;
@@ -226,8 +226,8 @@ export interface ResolvedServerSpec {
   serverGroupID?: string | undefined;
   ports: ResolvedPortSpec[];
   /**
-   * The volumes (root first). Absent in a state recorded by CAPO itself: then ensure derives them
-   * from the spec, and remove relies on Nova's delete_on_termination alone.
+   * The volumes to make (root first). Absent in a state recorded by CAPO itself: then ensure
+   * derives them from the spec. Removal never reads this: it deletes `resources.volumes`.
    */
   volumes?: ResolvedVolumeSpec[] | undefined;
 }
@@ -242,6 +242,13 @@ export interface ServerResources {
    * field once none is left. Not CAPO's; absent in a state CAPO recorded.
    */
   subports?: { id: string }[] | undefined;
+  /**
+   * Volumes that may exist because of the engine, by name (they are found by name: a crash between
+   * a create and its answer leaves no id): each recorded before its create, or when one of that name
+   * is adopted. remove() deletes these and derives no name, so a server that never got a volume
+   * needs no block-storage service to go away. Not CAPO's; absent in a state CAPO recorded.
+   */
+  volumes?: { name: string }[] | undefined;
 }
 
 /** What a caller stores between calls and passes back; the engine hands it to `record` whenever it grows. */
@@ -347,6 +354,8 @@ export type FailedReason =
   | 'InstanceError'
   /** The recorded server is gone. */
   | 'InstanceNotFound'
+  /** The cloud's catalog has no endpoint for a service the spec needs (block storage for volumes). */
+  | 'EndpointNotFound'
   /** The recorded server is DELETED or SOFT_DELETED. */
   | 'InstanceDeleted'
   | 'InvalidRequest'

@@ -1,20 +1,51 @@
 /**
  * The Cinder volumes a server boots from or carries (`<server>-root`, `<server>-<device>`), made
  * before the server and handed to Nova with delete_on_termination, so Nova deletes them with it.
- * They are never recorded by id: a name finds them again after a crash, and `deleteVolumes` sweeps
- * them when no server took them along (the create failed, or the process died before it).
+ * They are found by name (a crash between a create and its answer leaves no id), and each name is
+ * recorded in `resources.volumes` before its create, or when a volume of that name is adopted;
+ * `deleteVolumes` sweeps exactly those when no server took them along (the create failed, or the
+ * process died before it). A server that never got a volume needs no block storage to go away.
  */
 import type { Volume, VolumeStatus } from '../../blockstorage/v3/volumes.ts';
-import { isNotFound, OpenStackHttpError } from '../../core/errors.ts';
+import { EndpointNotFoundError, isNotFound, OpenStackHttpError } from '../../core/errors.ts';
 import { waitHint } from './backoff.ts';
 import type { StepContext } from './context.ts';
 import { StepFailure, type Wait } from './outcome.ts';
 import { defined } from './resolve.ts';
-import type { ResolvedVolumeSpec } from './types.ts';
+import type { ResolvedVolumeSpec, ServerResources } from './types.ts';
 
 async function volumesNamed(ctx: StepContext, name: string): Promise<Volume[]> {
   const found = await ctx.api.blockStorage.volumes.list({ name }, { signal: ctx.signal }).all();
   return found.filter((v) => v.name === name);
+}
+
+/** The spec fields that ask for these volumes, for a message: `rootVolume`, `additionalBlockDevices[data]`. */
+function fieldsOf(specs: readonly ResolvedVolumeSpec[]): string {
+  return specs.map((v) => (v.root ? 'rootVolume' : `additionalBlockDevices[${v.tag ?? v.name}]`)).join(', ');
+}
+
+/**
+ * No block storage in the catalog: said as what is missing and which field needs it (not as a
+ * failure of the credentials, which worked: the catalog came with a token). Not terminal: the
+ * cloud's operator may add the service.
+ */
+function noBlockStorage(err: EndpointNotFoundError, specs: readonly ResolvedVolumeSpec[]): StepFailure {
+  const fields = fieldsOf(specs);
+  return new StepFailure(
+    'EndpointNotFound',
+    `${fields} ${specs.length > 1 ? 'need' : 'needs'} block storage, but the cloud's catalog has no block-storage (volumev3) endpoint` +
+      ` (interface ${err.interface}${err.region ? `, region ${err.region}` : ''}; the catalog has: ${err.available.join('; ') || 'nothing'})` +
+      `; remove ${fields} to boot from the image on the hypervisor's disk, or use a region or cloud with Cinder`,
+    false,
+  );
+}
+
+/** Records a volume name before anything of that name may exist because of us; whether it was new. */
+function remember(resources: ServerResources, name: string): boolean {
+  const recorded = (resources.volumes ??= []);
+  if (recorded.some((v) => v.name === name)) return false;
+  recorded.push({ name });
+  return true;
 }
 
 /** Cinder is still working on these; they may end `available`. */
@@ -37,6 +68,8 @@ export async function ensureVolumes(
   ctx: StepContext,
   specs: readonly ResolvedVolumeSpec[],
   imageID: string,
+  resources: ServerResources,
+  record: () => Promise<void>,
 ): Promise<{ ids: Map<string, string> } | Wait> {
   const { api, signal, journal, policy } = ctx;
   const ids = new Map<string, string>();
@@ -44,15 +77,30 @@ export async function ensureVolumes(
   const busy = (v: Volume) => {
     if (oldestBusy === undefined || v.created_at < oldestBusy) oldestBusy = v.created_at;
   };
+  const found = new Map<string, Volume[]>();
   for (const spec of specs) {
-    const found = await volumesNamed(ctx, spec.name);
-    if (found.length > 1)
+    try {
+      found.set(spec.name, await volumesNamed(ctx, spec.name));
+    } catch (err) {
+      if (EndpointNotFoundError.is(err)) throw noBlockStorage(err, specs);
+      throw err;
+    }
+  }
+  // Every name recorded before any create (and adopted ones too), so a crash right after a create
+  // leaves a name the removal deletes.
+  let grew = false;
+  for (const spec of specs) grew = remember(resources, spec.name) || grew;
+  if (grew) await record();
+
+  for (const spec of specs) {
+    const named = found.get(spec.name) ?? [];
+    if (named.length > 1)
       throw new StepFailure(
         'MultipleVolumes',
-        `${found.length} volumes are named ${spec.name} (${found.map((v) => v.id).join(', ')}); delete the extra ones`,
+        `${named.length} volumes are named ${spec.name} (${named.map((v) => v.id).join(', ')}); delete the extra ones`,
         false,
       );
-    let volume = found[0];
+    let volume = named[0];
     if (!volume) {
       volume = await api.blockStorage.volumes.create(
         {

@@ -23,6 +23,12 @@ export interface CloudOptions {
   password?: string;
   /** Seed for the fault-injection dice, for reproducible runs. */
   seed?: number;
+  /**
+   * Services left out of the Keystone catalog (and its services and endpoints lists): the cloud a
+   * client sees when it has no such service, e.g. `['cinder']` for one without block storage. They
+   * are still served (other services' internal calls keep working), only no client finds them.
+   */
+  notInCatalog?: readonly ServiceName[];
   log?: Logger;
 }
 
@@ -103,7 +109,9 @@ export class EmulatedCloud {
 
   /** The Keystone catalog as it appears in a token for `projectId`. */
   catalog(projectId: string | undefined): unknown[] {
+    const omitted = new Set(this.options.notInCatalog ?? []);
     return this.serviceDefinitions.flatMap((def) => {
+      if (omitted.has(def.name)) return [];
       const path = def.catalogPath.replace('{project_id}', projectId ?? '');
       const url = `${this.base}${def.prefix}${path}`;
       return [def.type, ...(def.aliases ?? [])].map((type) => ({

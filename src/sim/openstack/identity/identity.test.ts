@@ -363,3 +363,21 @@ describe('keystone emulator', () => {
     assert.equal((await t.request('keystone', 'GET', '/v3/auth/catalog', { token: id })).status, 401);
   });
 });
+
+describe('keystone emulator: a cloud without block storage', () => {
+  let t: TestCloud;
+  before(async () => (t = await startTestCloud({ notInCatalog: ['cinder'] })));
+  after(async () => t.close());
+
+  it('leaves Cinder out of the token catalog and the services list; the rest stays', async () => {
+    const issued = await t.request('keystone', 'POST', '/v3/auth/tokens', {
+      token: null,
+      body: passwordAuth('demo', 'secret', { project: { name: 'demo', domain: { name: 'Default' } } }),
+    });
+    const types: string[] = issued.body.token.catalog.map((s: { type: string }) => s.type);
+    assert.ok(!types.includes('block-storage') && !types.includes('volumev3'), types.join(', '));
+    assert.ok(types.includes('compute') && types.includes('network'));
+    const services = await t.request('keystone', 'GET', '/v3/services');
+    assert.ok(!services.body.services.some((s: { type: string }) => s.type === 'volumev3'));
+  });
+});

@@ -1,0 +1,10 @@
+/**
+ * What capo never caches: Secrets and ConfigMaps, as upstream CAPO disables its cache for them
+ * (`client.CacheOptions.DisableFor`). Identity and bootstrap-data Secrets are read from the API
+ * server when a reconcile needs them, so no credential or bootstrap data stays in the process, and
+ * no Secret of the cluster is listed or watched whole. The OpenStackServer controller watches
+ * Secrets as metadata only, to go on as soon as a bootstrap Secret appears.
+ */
+import { kinds, type ResourceType } from '../kube/index.ts';
+
+export const CAPO_UNCACHED_KINDS: readonly ResourceType[] = [kinds.Secret, kinds.ConfigMap];
