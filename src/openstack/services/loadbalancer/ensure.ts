@@ -5,6 +5,7 @@ import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
 import type { FloatingIp } from '../../network/v2/floating-ips.ts';
 import { applyStep } from './apply.ts';
 import { createBody } from './build.ts';
+import { busyChildren, pendingForChild } from './busy.ts';
 import { pendingFor, tagsSupported, type EngineContext } from './context.ts';
 import { findLoadBalancer, foreignTags } from './find.ts';
 import { ensureFloatingIp, type FloatingIpOutcome } from './floating-ip.ts';
@@ -93,11 +94,14 @@ async function ensureSteps(
   if (plan.kind === 'conflict') return journal.failed('PortConflict', plan.message);
 
   const fip = await floatingIpStep(ctx, desired, lb, owned, journal, options);
+  const fipNote = fip?.failure ? `; floating IP: ${fip.failure.message}` : '';
+  // Nothing is written below a child Octavia still works on: it would be refused (409) until it settles.
+  const [busy] = busyChildren(state, ctx.now());
+  if (busy) return pendingForChild(ctx, journal, state, busy, fipNote);
   const [step, ...rest] = plan.steps;
   if (step) {
     journal.actions.push(await applyStep(api, step, options));
     const more = rest.length > 0 ? `, ${rest.length} more planned` : '';
-    const fipNote = fip?.failure ? `; floating IP: ${fip.failure.message}` : '';
     return journal.pending(
       'LoadBalancerPending',
       policy.initialMs,

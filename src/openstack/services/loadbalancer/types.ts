@@ -216,9 +216,15 @@ export interface Ready extends Outcome {
 }
 
 export type PendingReason =
-  /** Octavia works on it (PENDING_CREATE / PENDING_UPDATE / PENDING_DELETE), or we just wrote. */
+  /**
+   * Octavia works on it or on one of its children (PENDING_CREATE / PENDING_UPDATE / PENDING_DELETE),
+   * or we just wrote.
+   */
   | 'LoadBalancerPending'
-  /** PENDING_* for longer than the engine's `stuckAfterMs` (age of updated_at): raise an Event and a metric. */
+  /**
+   * The load balancer, or one of its listeners, pools, members or monitors (named in the message),
+   * PENDING_* for longer than the engine's `stuckAfterMs` (age of updated_at): raise an Event and a metric.
+   */
   | 'LoadBalancerStuck'
   /** A write was refused with 409 (another writer got there first): requeue and re-read. */
   | 'Conflict'
