@@ -169,6 +169,8 @@ export interface CcmDeps {
   kubeConfig?: KubeConfig;
   /** The service controller's requeue backoff (benchmarks scale it with a time-scaled cloud). */
   serviceBackoff?: ServiceControllerOptions['backoff'];
+  /** The service controller's failure back-off (upstream's 5 s to 300 s; scaled the same way). */
+  serviceRetry?: ServiceControllerOptions['retry'];
 }
 
 export interface Ccm {
@@ -257,6 +259,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
         clusterName: opts.clusterName,
         workers: opts.concurrentServiceSyncs ?? 1,
         ...(deps.serviceBackoff ? { backoff: deps.serviceBackoff } : {}),
+        ...(deps.serviceRetry ? { retry: deps.serviceRetry } : {}),
       });
     } else {
       // Upstream: LoadBalancer() returns false and the service controller is not started.

@@ -11,6 +11,7 @@ import { findLoadBalancer, foreignTags } from './find.ts';
 import { ensureFloatingIp, type FloatingIpOutcome } from './floating-ip.ts';
 import { fromError, Journal } from './outcome.ts';
 import { ownership } from './ownership.ts';
+import { refusedLoadBalancerInput } from './refusal.ts';
 import { planChanges } from './plan.ts';
 import { readState } from './read.ts';
 import type { CallOptions, DesiredLoadBalancer, EnsureResult } from './types.ts';
@@ -24,7 +25,7 @@ export async function ensureLoadBalancer(
   try {
     return await ensureSteps(ctx, desired, journal, options);
   } catch (err) {
-    return fromError(err, journal, ctx.policy);
+    return fromError(err, journal, ctx.policy, (said) => refusedLoadBalancerInput(said, desired));
   }
 }
 
@@ -85,7 +86,7 @@ async function ensureSteps(
       owned
         ? `load balancer ${lb.id} is in ERROR; it will be deleted and created again`
         : `shared load balancer ${lb.id} is in ERROR; its owner must repair it`,
-      owned,
+      { recreate: owned },
     );
   if (lb.provisioning_status !== 'ACTIVE') return pendingFor(ctx, journal, lb, '');
 
@@ -108,7 +109,11 @@ async function ensureSteps(
       `load balancer ${lb.id}: ${journal.actions.at(-1)!.verb} ${journal.actions.at(-1)!.resource}${more}${fipNote}`,
     );
   }
-  if (fip?.failure) return journal.failed(fip.failure.reason, fip.failure.message);
+  if (fip?.failure)
+    return journal.failed(fip.failure.reason, fip.failure.message, {
+      refused: fip.failure.refused,
+      cloudMessage: fip.failure.cloudMessage,
+    });
   return ready(journal, lb, fip?.floatingIp);
 }
 

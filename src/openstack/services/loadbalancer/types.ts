@@ -253,10 +253,30 @@ export type FailedReason =
   | 'Forbidden'
   | 'ProviderUnsupported';
 
+/**
+ * An input of the desired state, as a refusal names it: the caller maps it back to where the value
+ * came from (an annotation, a config key) to tell the user what to fix.
+ */
+export type RefusedInput =
+  | 'flavorId'
+  | 'availabilityZone'
+  | 'provider'
+  | 'vip.subnetId'
+  | 'vip.networkId'
+  | 'vip.portId'
+  | 'vip.address'
+  | 'floatingIp.networkId'
+  | 'floatingIp.subnet'
+  | 'floatingIp.address';
+
 export interface Failed extends Outcome {
   phase: 'Failed';
   reason: FailedReason;
   message: string;
+  /** The input the cloud refused, when its answer names one (a flavor, a subnet, a network). */
+  refused?: RefusedInput | undefined;
+  /** What the cloud said, without method or URL (the message has both). */
+  cloudMessage?: string | undefined;
   /**
    * The load balancer is ours and in ERROR: `remove` it and `ensure` again — at most once per
    * backoff window, which is the caller's to keep.
