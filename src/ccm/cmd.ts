@@ -243,19 +243,19 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   if (!route) controllers.run = controllers.run.filter((n) => n !== ROUTE_CONTROLLER);
   manager.add(source);
   if (controllers.run.includes(CLOUD_NODE_CONTROLLER)) {
-    registerCloudNodeController(manager, openstack, config, {
+    registerCloudNodeController(manager, openstack, source, {
       statusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
       workers: opts.concurrentNodeSyncs,
     });
   }
   if (controllers.run.includes(CLOUD_NODE_LIFECYCLE_CONTROLLER)) {
-    registerCloudNodeLifecycleController(manager, openstack, config, {
+    registerCloudNodeLifecycleController(manager, openstack, source, {
       monitorPeriodMs: opts.nodeMonitorPeriodMs,
     });
   }
   if (controllers.run.includes(SERVICE_CONTROLLER)) {
     if (config.loadBalancer.enabled) {
-      registerServiceController(manager, openstack, config, {
+      registerServiceController(manager, openstack, source, {
         clusterName: opts.clusterName,
         workers: opts.concurrentServiceSyncs ?? 1,
         ...(deps.serviceBackoff ? { backoff: deps.serviceBackoff } : {}),
@@ -266,7 +266,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
       log.warn('[LoadBalancer] enabled = false: the service controller does not run');
     }
   }
-  if (route) registerRouteController(manager, openstack, config, route);
+  if (route) registerRouteController(manager, openstack, source, route);
   log.info(
     { controllers: controllers.run, cluster: opts.clusterName, leaderElect: opts.leaderElect },
     'cloud controller manager configured',

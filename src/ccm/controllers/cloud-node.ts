@@ -24,7 +24,8 @@ import {
   type Result,
 } from '../../kube/index.ts';
 import type { OpenStackApi } from '../secret/rotating-client.ts';
-import type { CcmConfig } from '../config/types.ts';
+import type { CcmConfig, LiveConfig } from '../config/types.ts';
+import { changedSections } from '../secret/compare.ts';
 import { NodeReason, ShiftstackNodeReason } from '../events.ts';
 import { addressesOf, findServer, instanceMetadata, type ServerLookup } from '../instances.ts';
 import type { NodeAddress } from '../node-addresses.ts';
@@ -57,31 +58,48 @@ export interface CloudNodeOptions {
 export function registerCloudNodeController(
   mgr: Manager,
   os: OpenStackApi,
-  config: CcmConfig,
+  config: LiveConfig,
   opts: CloudNodeOptions,
 ): void {
   const r = new CloudNodeReconciler(mgr, os, config, opts);
-  mgr
+  const controller = mgr
     .controller(CLOUD_NODE_CONTROLLER)
     .for(kinds.Node)
     .withOptions({ maxConcurrentReconciles: opts.workers })
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
+  // Node addresses follow [Networking]: a rotation refreshes every Node now, not at its next period.
+  const nodes = mgr.informers.informerFor(kinds.Node);
+  config.onChange((next, previous) => {
+    if (!changedSections(previous, next).includes('[Networking]')) return;
+    r.forgetRefreshes();
+    for (const n of nodes.list()) controller.enqueue({ name: n.metadata!.name! });
+  });
 }
 
 class CloudNodeReconciler {
   private readonly mgr: Manager;
   private readonly os: OpenStackApi;
-  private readonly config: CcmConfig;
+  private readonly live: LiveConfig;
   private readonly opts: Required<CloudNodeOptions>;
   private readonly backoff = new NodeBackoff();
   /** When each initialized Node's addresses were last read from the cloud (kubelet's updates must not each cost a Nova call). */
   private readonly lastRefresh = new Map<string, number>();
 
-  constructor(mgr: Manager, os: OpenStackApi, config: CcmConfig, opts: CloudNodeOptions) {
+  constructor(mgr: Manager, os: OpenStackApi, config: LiveConfig, opts: CloudNodeOptions) {
     this.mgr = mgr;
     this.os = os;
-    this.config = config;
+    this.live = config;
     this.opts = { buildBackoffCapMs: 10_000, missingBackoffCapMs: 60_000, ...opts };
+  }
+
+  /** The config now: a rotation of the Secret reaches the next reconcile. */
+  private get config(): CcmConfig {
+    return this.live.current();
+  }
+
+  /** Every initialized Node is refreshed at its next reconcile, whatever its period says. */
+  forgetRefreshes(): void {
+    this.lastRefresh.clear();
   }
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {

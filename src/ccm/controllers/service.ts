@@ -49,7 +49,8 @@ import {
   type Warning,
 } from '../../openstack/services/loadbalancer/index.ts';
 import { applyCapabilities, type LoadBalancerPlan, type OctaviaCapabilities } from '../capabilities.ts';
-import type { CcmConfig } from '../config/types.ts';
+import type { CcmConfig, LiveConfig } from '../config/types.ts';
+import { changedSections } from '../secret/compare.ts';
 import { FrameworkReason, UpstreamReason } from '../events.ts';
 import { eligibleNodes } from '../members.ts';
 import { observeReconcile, ReconcileOperation, reconcileMetrics, type ReconcileMetrics } from '../metrics.ts';
@@ -103,7 +104,7 @@ export const SERVICE_RETRY_MAX_MS = 300_000;
 export function registerServiceController(
   mgr: Manager,
   os: OpenStackApi,
-  config: CcmConfig,
+  config: LiveConfig,
   opts: ServiceControllerOptions,
 ): void {
   const own = new OwnWrites<V1Service>();
@@ -116,7 +117,7 @@ export function registerServiceController(
     opts.retry?.maxMs ?? SERVICE_RETRY_MAX_MS,
   );
   const backingOff = (key: string) => retry.numRequeues(key) > 0;
-  mgr
+  const controller = mgr
     .controller(SERVICE_CONTROLLER)
     // Not our own status write, finalizer or annotations (as upstream's needsUpdate ignores the
     // status); a change anyone else makes to the spec or metadata still wakes us.
@@ -135,6 +136,16 @@ export function registerServiceController(
     )
     .withOptions({ maxConcurrentReconciles: opts.workers, rateLimiter: retry })
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
+  // A rotated [LoadBalancer] or class concerns every Service, failing ones included: each is
+  // reconciled again at once with the new values.
+  config.onChange((next, previous) => {
+    const changed = changedSections(previous, next);
+    if (!changed.includes('[LoadBalancer]') && !changed.includes('[LoadBalancerClass]')) return;
+    r.forgetConfigFacts();
+    for (const s of services.list()) {
+      if (wantsLoadBalancer(s) || hasFinalizer(s, LOAD_BALANCER_FINALIZER)) controller.enqueue(objectKey(s));
+    }
+  });
 }
 
 /** Node updates that can change a member: labels, taints, addresses (kubelet heartbeats cannot). */
@@ -163,7 +174,7 @@ interface Progress {
 class ServiceReconciler {
   private readonly mgr: Manager;
   private readonly os: OpenStackApi;
-  private readonly config: CcmConfig;
+  private readonly live: LiveConfig;
   private readonly opts: Required<ServiceControllerOptions>;
   private readonly engine: LoadBalancerEngine;
   private readonly metrics: ReconcileMetrics;
@@ -185,14 +196,14 @@ class ServiceReconciler {
   constructor(
     mgr: Manager,
     os: OpenStackApi,
-    config: CcmConfig,
+    config: LiveConfig,
     opts: ServiceControllerOptions,
     own: OwnWrites<V1Service>,
   ) {
     this.mgr = mgr;
     this.own = own;
     this.os = os;
-    this.config = config;
+    this.live = config;
     this.opts = {
       recreateWindowMs: 300_000,
       stuckAfterMs: 600_000,
@@ -206,6 +217,16 @@ class ServiceReconciler {
     });
     this.metrics = reconcileMetrics(mgr.registry);
     this.securityGroups = new MemberSecurityGroups(os);
+  }
+
+  /** The config now: a rotation of the Secret reaches the next reconcile. */
+  private get config(): CcmConfig {
+    return this.live.current();
+  }
+
+  /** What this process learnt under the previous config (manage-security-groups may have changed). */
+  forgetConfigFacts(): void {
+    this.noLeftoverGroup.clear();
   }
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
@@ -241,8 +262,9 @@ class ServiceReconciler {
     signal: AbortSignal,
     ctx: ReconcileContext,
   ): Promise<Result> {
-    const lb = this.config.loadBalancer;
-    const parsed = parseService(svc, this.config);
+    const config = this.config;
+    const lb = config.loadBalancer;
+    const parsed = parseService(svc, config);
     for (const p of parsed.problems) {
       if (!p.fatal) this.warn(svc, p.reason, p.message);
     }
