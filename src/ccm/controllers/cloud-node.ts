@@ -9,7 +9,9 @@
  *   `statusUpdateFrequencyMs` (upstream `--node-status-update-frequency`, 5 min), writing nothing
  *   when nothing changed.
  *
- * Waiting never blocks a worker: a server in BUILD or not there yet is a requeue with capped back-off.
+ * Waiting never blocks a worker: a server in BUILD or not there yet is a requeue that grows with the
+ * age of what is awaited (the server's, else the Node's), capped, and kept nowhere, so a restarted
+ * process waits exactly as the one before it would have.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import {
@@ -39,8 +41,8 @@ import {
   sameAddresses,
   TAINT_UNINITIALIZED,
 } from '../node-spec.ts';
+import { waitHint } from '../../openstack/services/server/index.ts';
 import { ProviderIdError } from '../provider-id.ts';
-import { NodeBackoff } from './backoff.ts';
 
 export const CLOUD_NODE_CONTROLLER = 'cloud-node';
 
@@ -53,6 +55,16 @@ export interface CloudNodeOptions {
   buildBackoffCapMs?: number;
   /** Longest wait between two searches for a server that does not exist yet (60 s). */
   missingBackoffCapMs?: number;
+}
+
+/** The first look again, and the floor of every wait. */
+const FIRST_LOOK_MS = 250;
+
+/** Half the age of `since` (the Node's or the server's creation), between 250 ms and `capMs`. */
+function waitByAge(since: Date | string | undefined, now: number, capMs: number): number {
+  const ms = since instanceof Date ? since.getTime() : since === undefined ? Number.NaN : Date.parse(since);
+  const iso = Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  return waitHint(iso, now, { initialMs: FIRST_LOOK_MS, maxMs: capMs, idleMs: capMs });
 }
 
 export function registerCloudNodeController(
@@ -81,7 +93,6 @@ class CloudNodeReconciler {
   private readonly os: OpenStackApi;
   private readonly live: LiveConfig;
   private readonly opts: Required<CloudNodeOptions>;
-  private readonly backoff = new NodeBackoff();
   /** When each initialized Node's addresses were last read from the cloud (kubelet's updates must not each cost a Nova call). */
   private readonly lastRefresh = new Map<string, number>();
 
@@ -105,13 +116,17 @@ class CloudNodeReconciler {
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
     const node = await this.mgr.client.get(kinds.Node, req, { signal });
     if (!node) {
-      this.backoff.reset(req.name);
       this.lastRefresh.delete(req.name);
       return {};
     }
     return hasTaint(node, TAINT_UNINITIALIZED)
       ? this.initialize(node, signal, ctx)
       : this.refresh(node, signal, ctx);
+  }
+
+  /** The wait for a server that is not there (or not the only one) yet: by the Node's age. */
+  private nodeWait(node: V1Node): number {
+    return waitByAge(node.metadata?.creationTimestamp, this.mgr.clock.now(), this.opts.missingBackoffCapMs);
   }
 
   private async lookup(node: V1Node, signal: AbortSignal): Promise<ServerLookup> {
@@ -136,7 +151,7 @@ class CloudNodeReconciler {
         ShiftstackNodeReason.InstanceNotFound,
         `No server found by ${found.by}; the node stays uninitialized until one exists`,
       );
-      return { requeueAfterMs: this.backoff.next(name, this.opts.missingBackoffCapMs) };
+      return { requeueAfterMs: this.nodeWait(node) };
     }
     if (found.kind === 'ambiguous') {
       this.mgr.events.event(
@@ -145,12 +160,14 @@ class CloudNodeReconciler {
         ShiftstackNodeReason.InstanceAmbiguous,
         `${found.ids.length} servers match ${found.by} (${found.ids.join(', ')}); set spec.providerID or rename them`,
       );
-      return { requeueAfterMs: this.backoff.next(name, this.opts.missingBackoffCapMs) };
+      return { requeueAfterMs: this.nodeWait(node) };
     }
     const server = found.server;
     if (server.status === 'BUILD') {
       ctx.log.info({ server: server.id }, 'server still building; looking again later');
-      return { requeueAfterMs: this.backoff.next(name, this.opts.buildBackoffCapMs) };
+      return {
+        requeueAfterMs: waitByAge(server.created, this.mgr.clock.now(), this.opts.buildBackoffCapMs),
+      };
     }
 
     const meta = await instanceMetadata(this.os, this.config, server, signal);
@@ -161,7 +178,7 @@ class CloudNodeReconciler {
       if (!(err instanceof NodeIpError)) throw err;
       // Upstream keeps the taint and retries: the node IP kubelet was given is not the server's.
       this.mgr.events.event(node, 'Warning', ShiftstackNodeReason.InstanceNotReady, err.message);
-      return { requeueAfterMs: this.backoff.next(name, this.opts.missingBackoffCapMs) };
+      return { requeueAfterMs: this.nodeWait(node) };
     }
 
     const draft = clone(node);
@@ -174,7 +191,6 @@ class CloudNodeReconciler {
     await this.writeAddresses(updated, addresses, signal);
     this.mgr.events.event(node, 'Normal', NodeReason.Synced, 'Node synced successfully');
     ctx.log.info({ server: server.id, providerID: meta.providerId }, 'initialized node with cloud provider');
-    this.backoff.reset(name);
     this.lastRefresh.set(name, this.mgr.clock.now());
     return { requeueAfterMs: this.opts.statusUpdateFrequencyMs };
   }

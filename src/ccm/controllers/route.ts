@@ -20,6 +20,7 @@
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import type { Cidr } from '../cidr.ts';
 import {
+  fieldsChanged,
   kinds,
   metaTime,
   RetryAfterError,
@@ -97,17 +98,14 @@ export function registerRouteController(
   });
 }
 
-/** What a route depends on; kubelet's heartbeats change none of it. */
-const routeRelevant: Predicate<V1Node> = {
-  update: (old, obj) =>
-    JSON.stringify(routeInputs(old)) !== JSON.stringify(routeInputs(obj)) ||
-    conditionOf(old)?.status !== conditionOf(obj)?.status ||
-    conditionOf(old)?.reason !== conditionOf(obj)?.reason,
-};
-
-function routeInputs(node: V1Node): unknown[] {
-  return [podCIDRs(node), internalIPs(node), node.spec?.providerID];
-}
+/** What a route depends on, and the condition it writes; kubelet's heartbeats change none of it. */
+const routeRelevant: Predicate<V1Node> = fieldsChanged((node) => [
+  podCIDRs(node),
+  internalIPs(node),
+  node.spec?.providerID,
+  conditionOf(node)?.status,
+  conditionOf(node)?.reason,
+]);
 
 function podCIDRs(node: V1Node): string[] {
   const list = node.spec?.podCIDRs ?? [];

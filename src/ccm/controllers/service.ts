@@ -20,6 +20,7 @@ import type { V1Node, V1Service } from '@kubernetes/client-node';
 import {
   addFinalizer,
   clone,
+  fieldsChanged,
   hasFinalizer,
   isDeleting,
   ItemExponentialFailureRateLimiter,
@@ -149,11 +150,11 @@ export function registerServiceController(
 }
 
 /** Node updates that can change a member: labels, taints, addresses (kubelet heartbeats cannot). */
-const memberRelevant: Predicate<V1Node> = {
-  update: (a, b) =>
-    JSON.stringify([a.metadata?.labels, a.spec?.taints, a.status?.addresses]) !==
-    JSON.stringify([b.metadata?.labels, b.spec?.taints, b.status?.addresses]),
-};
+const memberRelevant: Predicate<V1Node> = fieldsChanged((n) => [
+  n.metadata?.labels,
+  n.spec?.taints,
+  n.status?.addresses,
+]);
 
 /** What the member security group of a Ready load balancer is made from. */
 interface SecurityGroupInput {
