@@ -152,12 +152,33 @@ describe('service controller: refusals, outages and stuck objects', () => {
     assert.equal(lb.flavor_id, flavorId);
   });
 
+  it('names the annotation whose floating network Neutron does not know', async () => {
+    const missing = '0badf1a0-1111-4000-8000-000000000000';
+    await service('nofloat', { [Annotation.FloatingNetworkId]: missing });
+    const [warning] = (await eventually(
+      async () => {
+        const found = await events('nofloat', 'SyncLoadBalancerFailed');
+        return found.length > 0 ? found : undefined;
+      },
+      { ...WAIT, what: 'SyncLoadBalancerFailed on nofloat' },
+    ))!;
+    assert.match(
+      warning!.note ?? '',
+      new RegExp(
+        `annotation ${Annotation.FloatingNetworkId}: floating network "${missing}" was refused: .*${missing}.* Fix: .*--external`,
+      ),
+    );
+  });
+
   it('waits on a pool Octavia left PENDING_UPDATE under an ACTIVE load balancer, without writing, and says so', async () => {
     // Alone on the cloud, so every member PUT counted is this Service's.
-    for (const name of ['versioned', 'bogus'])
+    for (const name of ['versioned', 'bogus', 'nofloat'])
       await env.api.delete(kinds.Service, { namespace: 'default', name });
     await eventually(
-      async () => (await env.api.list(kinds.Service, { namespace: 'default' })).items.length <= 1,
+      async () =>
+        (await env.api.list(kinds.Service, { namespace: 'default' })).items.every(
+          (i) => i.spec?.type !== 'LoadBalancer',
+        ),
       { ...WAIT, what: 'the other Services gone' },
     );
     await service('stuck');
