@@ -1,7 +1,8 @@
 /**
  * What a load balancer can be given on this cloud: the Octavia API version gates OCCM checks
  * (`IsOctaviaFeatureSupported` in `pkg/util/openstack/loadbalancer.go`: the current version is the
- * last one `GET /` lists, and a version that cannot be read turns every gated feature off) and what
+ * last one `GET /` lists, and a document without a version turns every gated feature off; unlike
+ * OCCM, a document that could not be read at all is waited for, never taken for "no feature") and what
  * each provider driver accepts (protocols, algorithms, monitor types; from octavia's amphora driver
  * and ovn-octavia-provider). applyCapabilities turns a LoadBalancerSpec into what will actually be
  * asked for, and says what was left out and why, with OCCM's Event reason where it has one, so that a

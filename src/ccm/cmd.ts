@@ -158,6 +158,8 @@ export interface CcmDeps {
   kubeConfig?: KubeConfig;
   /** The service controller's requeue backoff (benchmarks scale it with a time-scaled cloud). */
   serviceBackoff?: ServiceControllerOptions['backoff'];
+  /** The service controller's failure back-off (upstream's 5 s to 300 s; scaled the same way). */
+  serviceRetry?: ServiceControllerOptions['retry'];
 }
 
 export interface Ccm {
@@ -230,29 +232,30 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   if (!route) controllers.run = controllers.run.filter((n) => n !== ROUTE_CONTROLLER);
   manager.add(source);
   if (controllers.run.includes(CLOUD_NODE_CONTROLLER)) {
-    registerCloudNodeController(manager, openstack, config, {
+    registerCloudNodeController(manager, openstack, source, {
       statusUpdateFrequencyMs: opts.nodeStatusUpdateFrequencyMs,
       workers: opts.concurrentNodeSyncs,
     });
   }
   if (controllers.run.includes(CLOUD_NODE_LIFECYCLE_CONTROLLER)) {
-    registerCloudNodeLifecycleController(manager, openstack, config, {
+    registerCloudNodeLifecycleController(manager, openstack, source, {
       monitorPeriodMs: opts.nodeMonitorPeriodMs,
     });
   }
   if (controllers.run.includes(SERVICE_CONTROLLER)) {
     if (config.loadBalancer.enabled) {
-      registerServiceController(manager, openstack, config, {
+      registerServiceController(manager, openstack, source, {
         clusterName: opts.clusterName,
         workers: opts.concurrentServiceSyncs ?? 1,
         ...(deps.serviceBackoff ? { backoff: deps.serviceBackoff } : {}),
+        ...(deps.serviceRetry ? { retry: deps.serviceRetry } : {}),
       });
     } else {
       // Upstream: LoadBalancer() returns false and the service controller is not started.
       log.warn('[LoadBalancer] enabled = false: the service controller does not run');
     }
   }
-  if (route) registerRouteController(manager, openstack, config, route);
+  if (route) registerRouteController(manager, openstack, source, route);
   log.info(
     { controllers: controllers.run, cluster: opts.clusterName, leaderElect: opts.leaderElect },
     'cloud controller manager configured',

@@ -237,6 +237,22 @@ describe('CcmConfigSource: cloud.conf from a Secret, rotated live', () => {
     }
   });
 
+  it('says which rotated keys only a restart applies', async () => {
+    await putSecret('cc-restart', { 'cloud.conf': creds('demo', 'secret') });
+    const source = await open(await file('cc-restart'));
+    await run(source);
+    await putSecret('cc-restart', {
+      'cloud.conf': `${creds('demo', 'secret')}[LoadBalancer]\nenabled = false\n[Route]\nrouter-id = r-1\n`,
+    });
+    const reloaded = await eventually(() => eventsOn('cc-restart', REASON_RELOADED).then((e) => e[0]), {
+      what: 'the CloudConfigReloaded Event',
+    });
+    assert.match(
+      reloaded!.note!,
+      /\(changed: \[LoadBalancer\], \[Route\]\); the controllers use it from their next reconcile; \[LoadBalancer\] enabled and \[Route\] router-id only take effect after a restart$/,
+    );
+  });
+
   it('an invalid Secret keeps the last config and records a Warning naming the key and the fix', async () => {
     await putSecret('cc-invalid', { 'cloud.conf': creds('demo', 'secret') });
     const source = await open(await file('cc-invalid'));

@@ -10,8 +10,10 @@
  *   manager.add(source);                                             // runs the watch, on every replica
  *
  * A changed Secret is validated whole before anything changes. Valid: `current()` swaps, the
- * `onChange` listeners run (the rotating client builds its new OpenStack client there), then a log
- * line and a Normal Event `CloudConfigReloaded`. Invalid (syntax, a bad value, the key missing, the
+ * `onChange` listeners run (the rotating client builds its new OpenStack client there, the
+ * controllers re-queue what the change concerns: every section is read again on the next
+ * reconcile), then a log line and a Normal Event `CloudConfigReloaded` naming the sections, and the
+ * keys only a restart applies (`restartNeeded`). Invalid (syntax, a bad value, the key missing, the
  * Secret deleted): the last valid config stays, with a log line and a Warning Event
  * `InvalidCloudConfig` on the Secret naming the key and the fix. Neither ever carries a value: the
  * Secret holds credentials. The file itself is read once, as before; changing it needs a restart.
@@ -37,8 +39,8 @@ import { processContext } from '../openstack/config/context.ts';
 import type { LoadContext } from '../openstack/config/types.ts';
 import { ccmConfigFromGcfg, secretRefOf } from './config/cloud-conf.ts';
 import { secretConf, type SecretConf } from './config/secret-overlay.ts';
-import type { CcmConfig, SecretRef } from './config/types.ts';
-import { changedSections } from './secret/compare.ts';
+import type { CcmConfig, LiveConfig, SecretRef } from './config/types.ts';
+import { changedSections, restartNeeded } from './secret/compare.ts';
 
 export {
   rotatingClient,
@@ -69,7 +71,7 @@ export interface CcmConfigSourceOptions {
 /** Called after a valid new config is in place; awaited before the reload is announced. */
 export type ConfigListener = (next: CcmConfig, previous: CcmConfig) => void | Promise<void>;
 
-export class CcmConfigSource implements Runnable {
+export class CcmConfigSource implements Runnable, LiveConfig {
   readonly name = 'cloud-config-secret';
   /** Every replica follows the Secret, so a new leader starts with the current credentials. */
   readonly needLeaderElection = false;
@@ -257,16 +259,14 @@ export class CcmConfigSource implements Runnable {
     }
     for (const fn of this.listeners) await fn(next, previous);
     const what = changed.join(', ');
-    this.log.info(
-      { secret: refName(ref), source: conf.source, changed },
-      `cloud config reloaded from ${conf.source} (changed: ${what}); the next OpenStack calls use it`,
-    );
-    this.events.event(
-      secret,
-      'Normal',
-      REASON_RELOADED,
-      `Cloud config reloaded from ${conf.source} (changed: ${what}); the next OpenStack calls use it`,
-    );
+    const restart = restartNeeded(previous, next);
+    const tail =
+      restart.length > 0
+        ? `; ${restart.join(' and ')} only take${restart.length > 1 ? '' : 's'} effect after a restart`
+        : '';
+    const message = `cloud config reloaded from ${conf.source} (changed: ${what}); the controllers use it from their next reconcile${tail}`;
+    this.log.info({ secret: refName(ref), source: conf.source, changed, restartNeeded: restart }, message);
+    this.events.event(secret, 'Normal', REASON_RELOADED, message.charAt(0).toUpperCase() + message.slice(1));
   }
 
   private rejectProblems(secret: V1Secret, text: string, problems: readonly ConfigProblem[]): void {

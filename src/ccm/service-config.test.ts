@@ -91,6 +91,7 @@ describe('parseService', () => {
       sourceRangesSet: false,
       monitor: { enabled: false, delay: 5, timeout: 3, maxRetries: 1, maxRetriesDown: 3 },
       nodeSelector: new Map(),
+      origins: { provider: 'cloud.conf [LoadBalancer] lb-provider' },
       ipFamily: 'IPv4',
       floatingIp: {},
     });
@@ -299,6 +300,22 @@ describe('parseService', () => {
       );
       assert.equal(specOf(service({ [Annotation.SubnetId]: 'ann-vip' })).spec.memberSubnetId, 'ann-vip');
       assert.equal(specOf(service()).spec.memberSubnetId, undefined, 'autodetected');
+    });
+  });
+
+  it('records where each value the cloud may refuse came from', () => {
+    const cls: LoadBalancerClass = { name: 'public', floatingNetworkId: 'net-from-class' };
+    const { spec } = specOf(
+      service({ [Annotation.FlavorId]: 'f-1', [Annotation.SubnetId]: 'sub-1', [Annotation.Class]: 'public' }),
+      config({ availabilityZone: 'az1', floatingSubnetId: 'fsub-1' }, [cls]),
+    );
+    assert.deepEqual(spec.origins, {
+      'vip.subnetId': `annotation ${Annotation.SubnetId}`,
+      flavorId: `annotation ${Annotation.FlavorId}`,
+      availabilityZone: 'cloud.conf [LoadBalancer] availability-zone',
+      provider: 'cloud.conf [LoadBalancer] lb-provider',
+      'floatingIp.networkId': 'cloud.conf [LoadBalancerClass "public"] floating-network-id',
+      'floatingIp.subnet': 'cloud.conf [LoadBalancer] floating-subnet-id',
     });
   });
 

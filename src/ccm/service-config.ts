@@ -115,12 +115,31 @@ export function parseService(service: V1Service, config: ServiceConfigOptions): 
         networkId: createClass?.networkId || lbNetworkId,
       });
   if (loadBalancerIP && (internal || ipFamily === 'IPv6')) vip.address = loadBalancerIP;
+  const origins: LoadBalancerSpec['origins'] = defined({
+    'vip.portId': portId ? annotationOrigin(Annotation.PortId) : undefined,
+    'vip.subnetId': vipOrigin(r, Annotation.SubnetId, 'subnet-id', createClass, lbClass, opts.subnetId),
+    'vip.networkId': vipOrigin(r, Annotation.NetworkId, 'network-id', createClass, lbClass, opts.networkId),
+    'vip.address': vip.address ? 'spec.loadBalancerIP' : undefined,
+    flavorId: r.string(Annotation.FlavorId, opts.flavorId ?? '')
+      ? r.has(Annotation.FlavorId)
+        ? annotationOrigin(Annotation.FlavorId)
+        : confOrigin('flavor-id')
+      : undefined,
+    availabilityZone: r.string(Annotation.AvailabilityZone, opts.availabilityZone ?? '')
+      ? r.has(Annotation.AvailabilityZone)
+        ? annotationOrigin(Annotation.AvailabilityZone)
+        : confOrigin('availability-zone')
+      : undefined,
+    provider: confOrigin('lb-provider'),
+  });
 
   const memberOverride =
     r.string(Annotation.MemberSubnetId) || lbClass?.memberSubnetId || opts.memberSubnetId;
   const memberSubnetId = memberOverride || opts.subnetId || lbSubnetId;
 
-  const floatingIp = internal ? undefined : readFloatingIp(r, opts, lbClass, loadBalancerIP, ipFamily);
+  const floatingIp = internal
+    ? undefined
+    : readFloatingIp(r, opts, lbClass, loadBalancerIP, ipFamily, origins);
 
   const xForwardedFor = r.bool(Annotation.XForwardedFor, false);
   const proxyProtocol = readProxyProtocol(r);
@@ -201,6 +220,7 @@ export function parseService(service: V1Service, config: ServiceConfigOptions): 
     sourceRangesSet: ranges.set,
     monitor,
     nodeSelector: readNodeSelector(r, opts),
+    origins,
     ...defined({
       loadBalancerId: r.string(Annotation.LoadBalancerId) || undefined,
       ipFamily,
@@ -237,11 +257,19 @@ function readFloatingIp(
   lbClass: LoadBalancerClass | undefined,
   loadBalancerIP: string | undefined,
   ipFamily: IpFamily | undefined,
+  origins: LoadBalancerSpec['origins'],
 ): FloatingIpSpec {
   const networkId =
     lbClass?.floatingNetworkId ||
     r.string(Annotation.FloatingNetworkId, opts.floatingNetworkId ?? '') ||
     undefined;
+  if (networkId) {
+    origins['floatingIp.networkId'] = lbClass?.floatingNetworkId
+      ? classOrigin(lbClass, 'floating-network-id')
+      : r.has(Annotation.FloatingNetworkId)
+        ? annotationOrigin(Annotation.FloatingNetworkId)
+        : confOrigin('floating-network-id');
+  }
 
   const fromClass = {
     subnetId: lbClass?.floatingSubnetId,
@@ -269,6 +297,14 @@ function readFloatingIp(
     : configured(fromAnnotations)
       ? [fromAnnotations, annotationField(Annotation.FloatingSubnet)]
       : [fromConfig, 'cloud.conf [LoadBalancer] floating-subnet'];
+  if (chosen.subnetId) {
+    origins['floatingIp.subnet'] =
+      chosen === fromClass
+        ? classOrigin(lbClass!, 'floating-subnet-id')
+        : chosen === fromAnnotations
+          ? annotationOrigin(Annotation.FloatingSubnetId)
+          : confOrigin('floating-subnet-id');
+  }
 
   let subnet: FloatingSubnetSpec | undefined;
   try {
@@ -278,6 +314,7 @@ function readFloatingIp(
   }
   // OCCM never gives an IPv6 VIP a floating IP, and loadBalancerIP is then the VIP address.
   const address = loadBalancerIP && ipFamily !== 'IPv6' ? loadBalancerIP : undefined;
+  if (address) origins['floatingIp.address'] = 'spec.loadBalancerIP';
   return defined({ networkId, subnet, address });
 }
 
@@ -346,4 +383,25 @@ function readMonitor(
     }),
     ...(enabled && local && hcnp > 0 ? { healthCheckNodePort: hcnp } : {}),
   };
+}
+
+const annotationOrigin = (name: string) => `annotation ${name}`;
+const confOrigin = (key: string) => `cloud.conf [LoadBalancer] ${key}`;
+const classOrigin = (c: LoadBalancerClass, key: string) =>
+  `cloud.conf [LoadBalancerClass ${JSON.stringify(c.name)}] ${key}`;
+
+/** Where the VIP subnet or network came from, with OCCM's precedence (see the file comment). */
+function vipOrigin(
+  r: AnnotationReader,
+  annotation: string,
+  key: 'subnet-id' | 'network-id',
+  createClass: LoadBalancerClass | undefined,
+  lbClass: LoadBalancerClass | undefined,
+  configured: string | undefined,
+): string | undefined {
+  const field = key === 'subnet-id' ? 'subnetId' : 'networkId';
+  if (createClass?.[field]) return classOrigin(createClass, key);
+  if (r.string(annotation)) return annotationOrigin(annotation);
+  if (lbClass?.[field]) return classOrigin(lbClass, key);
+  return configured ? confOrigin(key) : undefined;
 }

@@ -92,6 +92,7 @@ export async function startControllers(world: World, opts: ControllersOptions): 
       registry: createRegistry({ defaultMetrics: false }),
       loadContext: { env: {}, homedir: world.dir, cwd: world.dir },
       serviceBackoff: { initialMs: scaled(1_000), maxMs: scaled(10_000) },
+      serviceRetry: { minMs: scaled(5_000), maxMs: scaled(300_000) },
     },
   );
 

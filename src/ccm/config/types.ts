@@ -101,3 +101,14 @@ export interface CcmConfig {
 
 /** Everything but `[Global]`: what the CCM reads itself. */
 export type CcmSections = Omit<CcmConfig, 'file' | 'cloud' | 'warnings' | 'regionalProviderId'>;
+
+/**
+ * The effective config as it changes (the `[Global] secret-name` Secret is watched): controllers read
+ * `current()` on every reconcile and re-queue what a change concerns from `onChange`, so a rotated
+ * section takes effect without a restart. CcmConfigSource is one.
+ */
+export interface LiveConfig {
+  current(): CcmConfig;
+  /** Called after `current()` has changed; returns the remover. */
+  onChange(fn: (next: CcmConfig, previous: CcmConfig) => void | Promise<void>): () => void;
+}

@@ -20,7 +20,7 @@ import {
   type Result,
 } from '../../kube/index.ts';
 import type { OpenStackApi } from '../secret/rotating-client.ts';
-import type { CcmConfig } from '../config/types.ts';
+import type { LiveConfig } from '../config/types.ts';
 import { NodeReason } from '../events.ts';
 import { findServer, type ServerLookup } from '../instances.ts';
 import { hasTaint, TAINT_SHUTDOWN, TAINT_UNINITIALIZED, withoutTaint } from '../node-spec.ts';
@@ -39,7 +39,7 @@ export interface CloudNodeLifecycleOptions {
 export function registerCloudNodeLifecycleController(
   mgr: Manager,
   os: OpenStackApi,
-  config: CcmConfig,
+  config: LiveConfig,
   opts: CloudNodeLifecycleOptions,
 ): void {
   mgr
@@ -55,7 +55,7 @@ function readyStatus(node: V1Node): string {
 async function reconcileLifecycle(
   mgr: Manager,
   os: OpenStackApi,
-  config: CcmConfig,
+  config: LiveConfig,
   opts: CloudNodeLifecycleOptions,
   req: Request,
   signal: AbortSignal,
@@ -80,7 +80,7 @@ async function reconcileLifecycle(
 
   let found: ServerLookup;
   try {
-    found = await findServer(os, node, config.cloud.regionName, signal);
+    found = await findServer(os, node, config.current().cloud.regionName, signal);
   } catch (err) {
     if (!(err instanceof ProviderIdError)) throw err;
     ctx.log.error({ err }, 'error checking if node exists');

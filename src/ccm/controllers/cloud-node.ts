@@ -9,7 +9,9 @@
  *   `statusUpdateFrequencyMs` (upstream `--node-status-update-frequency`, 5 min), writing nothing
  *   when nothing changed.
  *
- * Waiting never blocks a worker: a server in BUILD or not there yet is a requeue with capped back-off.
+ * Waiting never blocks a worker: a server in BUILD or not there yet is a requeue that grows with the
+ * age of what is awaited (the server's, else the Node's), capped, and kept nowhere, so a restarted
+ * process waits exactly as the one before it would have.
  */
 import type { V1Node } from '@kubernetes/client-node';
 import {
@@ -24,7 +26,8 @@ import {
   type Result,
 } from '../../kube/index.ts';
 import type { OpenStackApi } from '../secret/rotating-client.ts';
-import type { CcmConfig } from '../config/types.ts';
+import type { CcmConfig, LiveConfig } from '../config/types.ts';
+import { changedSections } from '../secret/compare.ts';
 import { NodeReason, ShiftstackNodeReason } from '../events.ts';
 import { addressesOf, findServer, instanceMetadata, type ServerLookup } from '../instances.ts';
 import type { NodeAddress } from '../node-addresses.ts';
@@ -38,8 +41,8 @@ import {
   sameAddresses,
   TAINT_UNINITIALIZED,
 } from '../node-spec.ts';
+import { waitHint } from '../../openstack/services/server/index.ts';
 import { ProviderIdError } from '../provider-id.ts';
-import { NodeBackoff } from './backoff.ts';
 
 export const CLOUD_NODE_CONTROLLER = 'cloud-node';
 
@@ -54,46 +57,76 @@ export interface CloudNodeOptions {
   missingBackoffCapMs?: number;
 }
 
+/** The first look again, and the floor of every wait. */
+const FIRST_LOOK_MS = 250;
+
+/** Half the age of `since` (the Node's or the server's creation), between 250 ms and `capMs`. */
+function waitByAge(since: Date | string | undefined, now: number, capMs: number): number {
+  const ms = since instanceof Date ? since.getTime() : since === undefined ? Number.NaN : Date.parse(since);
+  const iso = Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
+  return waitHint(iso, now, { initialMs: FIRST_LOOK_MS, maxMs: capMs, idleMs: capMs });
+}
+
 export function registerCloudNodeController(
   mgr: Manager,
   os: OpenStackApi,
-  config: CcmConfig,
+  config: LiveConfig,
   opts: CloudNodeOptions,
 ): void {
   const r = new CloudNodeReconciler(mgr, os, config, opts);
-  mgr
+  const controller = mgr
     .controller(CLOUD_NODE_CONTROLLER)
     .for(kinds.Node)
     .withOptions({ maxConcurrentReconciles: opts.workers })
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
+  // Node addresses follow [Networking]: a rotation refreshes every Node now, not at its next period.
+  const nodes = mgr.informers.informerFor(kinds.Node);
+  config.onChange((next, previous) => {
+    if (!changedSections(previous, next).includes('[Networking]')) return;
+    r.forgetRefreshes();
+    for (const n of nodes.list()) controller.enqueue({ name: n.metadata!.name! });
+  });
 }
 
 class CloudNodeReconciler {
   private readonly mgr: Manager;
   private readonly os: OpenStackApi;
-  private readonly config: CcmConfig;
+  private readonly live: LiveConfig;
   private readonly opts: Required<CloudNodeOptions>;
-  private readonly backoff = new NodeBackoff();
   /** When each initialized Node's addresses were last read from the cloud (kubelet's updates must not each cost a Nova call). */
   private readonly lastRefresh = new Map<string, number>();
 
-  constructor(mgr: Manager, os: OpenStackApi, config: CcmConfig, opts: CloudNodeOptions) {
+  constructor(mgr: Manager, os: OpenStackApi, config: LiveConfig, opts: CloudNodeOptions) {
     this.mgr = mgr;
     this.os = os;
-    this.config = config;
+    this.live = config;
     this.opts = { buildBackoffCapMs: 10_000, missingBackoffCapMs: 60_000, ...opts };
+  }
+
+  /** The config now: a rotation of the Secret reaches the next reconcile. */
+  private get config(): CcmConfig {
+    return this.live.current();
+  }
+
+  /** Every initialized Node is refreshed at its next reconcile, whatever its period says. */
+  forgetRefreshes(): void {
+    this.lastRefresh.clear();
   }
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
     const node = await this.mgr.client.get(kinds.Node, req, { signal });
     if (!node) {
-      this.backoff.reset(req.name);
       this.lastRefresh.delete(req.name);
       return {};
     }
     return hasTaint(node, TAINT_UNINITIALIZED)
       ? this.initialize(node, signal, ctx)
       : this.refresh(node, signal, ctx);
+  }
+
+  /** The wait for a server that is not there (or not the only one) yet: by the Node's age. */
+  private nodeWait(node: V1Node): number {
+    return waitByAge(node.metadata?.creationTimestamp, this.mgr.clock.now(), this.opts.missingBackoffCapMs);
   }
 
   private async lookup(node: V1Node, signal: AbortSignal): Promise<ServerLookup> {
@@ -118,7 +151,7 @@ class CloudNodeReconciler {
         ShiftstackNodeReason.InstanceNotFound,
         `No server found by ${found.by}; the node stays uninitialized until one exists`,
       );
-      return { requeueAfterMs: this.backoff.next(name, this.opts.missingBackoffCapMs) };
+      return { requeueAfterMs: this.nodeWait(node) };
     }
     if (found.kind === 'ambiguous') {
       this.mgr.events.event(
@@ -127,12 +160,14 @@ class CloudNodeReconciler {
         ShiftstackNodeReason.InstanceAmbiguous,
         `${found.ids.length} servers match ${found.by} (${found.ids.join(', ')}); set spec.providerID or rename them`,
       );
-      return { requeueAfterMs: this.backoff.next(name, this.opts.missingBackoffCapMs) };
+      return { requeueAfterMs: this.nodeWait(node) };
     }
     const server = found.server;
     if (server.status === 'BUILD') {
       ctx.log.info({ server: server.id }, 'server still building; looking again later');
-      return { requeueAfterMs: this.backoff.next(name, this.opts.buildBackoffCapMs) };
+      return {
+        requeueAfterMs: waitByAge(server.created, this.mgr.clock.now(), this.opts.buildBackoffCapMs),
+      };
     }
 
     const meta = await instanceMetadata(this.os, this.config, server, signal);
@@ -143,7 +178,7 @@ class CloudNodeReconciler {
       if (!(err instanceof NodeIpError)) throw err;
       // Upstream keeps the taint and retries: the node IP kubelet was given is not the server's.
       this.mgr.events.event(node, 'Warning', ShiftstackNodeReason.InstanceNotReady, err.message);
-      return { requeueAfterMs: this.backoff.next(name, this.opts.missingBackoffCapMs) };
+      return { requeueAfterMs: this.nodeWait(node) };
     }
 
     const draft = clone(node);
@@ -156,7 +191,6 @@ class CloudNodeReconciler {
     await this.writeAddresses(updated, addresses, signal);
     this.mgr.events.event(node, 'Normal', NodeReason.Synced, 'Node synced successfully');
     ctx.log.info({ server: server.id, providerID: meta.providerId }, 'initialized node with cloud provider');
-    this.backoff.reset(name);
     this.lastRefresh.set(name, this.mgr.clock.now());
     return { requeueAfterMs: this.opts.statusUpdateFrequencyMs };
   }

@@ -20,6 +20,7 @@
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import type { Cidr } from '../cidr.ts';
 import {
+  fieldsChanged,
   kinds,
   metaTime,
   RetryAfterError,
@@ -31,7 +32,8 @@ import {
 import type { Logger } from '../../lib/log.ts';
 import { isNotFound } from '../../openstack/core/errors.ts';
 import type { Port } from '../../openstack/network/v2/ports.ts';
-import type { CcmConfig } from '../config/types.ts';
+import type { LiveConfig } from '../config/types.ts';
+import { changedSections } from '../secret/compare.ts';
 import { serverIdForRegion } from '../provider-id.ts';
 import {
   hasFixedIp,
@@ -69,7 +71,7 @@ const CREATED_MESSAGE = 'RouteController created a route';
 const FAILED_MESSAGE = 'RouteController failed to create a route';
 
 export interface RouteControllerOptions {
-  /** `[Route] router-id`. */
+  /** `[Route] router-id` at start: the controller's key. Each pass reads the router id of the current config. */
   routerId: string;
   /** `--cluster-cidr`, parsed: which routes on the router are the cluster's. */
   clusterCidrs: readonly Cidr[];
@@ -80,7 +82,7 @@ export interface RouteControllerOptions {
 export function registerRouteController(
   mgr: Manager,
   os: OpenStackApi,
-  config: CcmConfig,
+  config: LiveConfig,
   opts: RouteControllerOptions,
 ): void {
   const r = new RouteReconciler(mgr, os, config, opts);
@@ -90,19 +92,20 @@ export function registerRouteController(
     .complete((_req, signal, ctx) => r.reconcile(signal, ctx));
   // The first pass runs even without any Node: routes of Nodes deleted while no CCM ran go too.
   controller.enqueue({ name: opts.routerId });
+  // A rotated [Route] (another router) is applied by a pass now, not at the next period.
+  config.onChange((next, previous) => {
+    if (changedSections(previous, next).includes('[Route]')) controller.enqueue({ name: opts.routerId });
+  });
 }
 
-/** What a route depends on; kubelet's heartbeats change none of it. */
-const routeRelevant: Predicate<V1Node> = {
-  update: (old, obj) =>
-    JSON.stringify(routeInputs(old)) !== JSON.stringify(routeInputs(obj)) ||
-    conditionOf(old)?.status !== conditionOf(obj)?.status ||
-    conditionOf(old)?.reason !== conditionOf(obj)?.reason,
-};
-
-function routeInputs(node: V1Node): unknown[] {
-  return [podCIDRs(node), internalIPs(node), node.spec?.providerID];
-}
+/** What a route depends on, and the condition it writes; kubelet's heartbeats change none of it. */
+const routeRelevant: Predicate<V1Node> = fieldsChanged((node) => [
+  podCIDRs(node),
+  internalIPs(node),
+  node.spec?.providerID,
+  conditionOf(node)?.status,
+  conditionOf(node)?.reason,
+]);
 
 function podCIDRs(node: V1Node): string[] {
   const list = node.spec?.podCIDRs ?? [];
@@ -136,12 +139,12 @@ class Troubles {
 class RouteReconciler {
   private readonly mgr: Manager;
   private readonly os: OpenStackApi;
-  private readonly config: CcmConfig;
+  private readonly config: LiveConfig;
   private readonly opts: RouteControllerOptions;
   /** Ports already reported as without port security: once per process, not every period. */
   private readonly warnedPorts = new Set<string>();
 
-  constructor(mgr: Manager, os: OpenStackApi, config: CcmConfig, opts: RouteControllerOptions) {
+  constructor(mgr: Manager, os: OpenStackApi, config: LiveConfig, opts: RouteControllerOptions) {
     this.mgr = mgr;
     this.os = os;
     this.config = config;
@@ -161,6 +164,13 @@ class RouteReconciler {
   }
 
   private async pass(signal: AbortSignal, log: Logger): Promise<void> {
+    const config = this.config.current();
+    const routerId = config.route.routerId;
+    if (!routerId) {
+      // Removed from the config while running: nothing is ours to manage until it is set again.
+      log.warn('[Route] router-id is no longer set: the routes are left as they are');
+      return;
+    }
     const network = this.os.network;
     const nodes = (await this.mgr.client.list(kinds.Node, { signal })).filter((n) => podCIDRs(n).length > 0);
     const atomic = await network.extensions.has('extraroute-atomic', { signal });
@@ -171,7 +181,6 @@ class RouteReconciler {
     }
     const ifMatch = await network.extensions.has('revision-if-match', { signal });
     const pairs = await network.extensions.has('allowed-address-pairs', { signal });
-    const routerId = this.opts.routerId;
     const router = await network.routers.get(routerId, { signal }).catch((err: unknown) => {
       if (isNotFound(err)) throw new Error(`[Route] router-id ${routerId}: no such router`, { cause: err });
       throw err;
@@ -186,7 +195,7 @@ class RouteReconciler {
     const troubles = new Troubles();
     for (const p of plan.problems) troubles.add(p.node, p.message);
 
-    const ports = new NodePorts(this.os, routerId, this.config.cloud.regionName, nodes, signal);
+    const ports = new NodePorts(this.os, routerId, config.cloud.regionName, nodes, signal);
     if (pairs) await ports.load();
 
     const remove = pairs ? await this.removePairs(plan, ports, { ifMatch, signal, log }) : plan.remove;

@@ -20,8 +20,11 @@ import type { V1Node, V1Service } from '@kubernetes/client-node';
 import {
   addFinalizer,
   clone,
+  fieldsChanged,
   hasFinalizer,
   isDeleting,
+  ItemExponentialFailureRateLimiter,
+  keyString,
   kinds,
   mergePatch,
   objectKey,
@@ -37,6 +40,7 @@ import {
 } from '../../kube/index.ts';
 import type { OpenStackApi } from '../secret/rotating-client.ts';
 import type { ApiVersion } from '../../openstack/core/api-version.ts';
+import { ApiVersionError } from '../../openstack/core/errors.ts';
 import {
   LoadBalancerEngine,
   type BackoffPolicy,
@@ -46,7 +50,8 @@ import {
   type Warning,
 } from '../../openstack/services/loadbalancer/index.ts';
 import { applyCapabilities, type LoadBalancerPlan, type OctaviaCapabilities } from '../capabilities.ts';
-import type { CcmConfig } from '../config/types.ts';
+import type { CcmConfig, LiveConfig } from '../config/types.ts';
+import { changedSections } from '../secret/compare.ts';
 import { FrameworkReason, UpstreamReason } from '../events.ts';
 import { eligibleNodes } from '../members.ts';
 import { observeReconcile, ReconcileOperation, reconcileMetrics, type ReconcileMetrics } from '../metrics.ts';
@@ -61,7 +66,9 @@ import {
   serviceIdentity,
   type MemberNode,
 } from './service/desired.ts';
+import { LoadBalancerSyncError } from './service/errors.ts';
 import { ServiceControllerReason } from './service/reasons.ts';
+import { refusalMessage } from './service/refusal.ts';
 import { MemberSecurityGroups, SecurityGroupAction } from './service/security-group.ts';
 import { ingressFor, sameIngress } from './service/status.ts';
 
@@ -79,44 +86,75 @@ export interface ServiceControllerOptions {
   stuckAfterMs?: number;
   /** How soon members without a port on the member subnet are looked for again (1 min). */
   portlessRetryMs?: number;
-  /** The engine's PENDING requeue floor and cap (1 s, 10 s): a benchmark on a time-scaled cloud scales them too. */
-  backoff?: Partial<Pick<BackoffPolicy, 'initialMs' | 'maxMs'>>;
+  /**
+   * The engine's PENDING requeue floor and cap (1 s, 10 s): a benchmark on a time-scaled cloud scales
+   * them too; `stuckAfterMs` here wins over the option above (tests).
+   */
+  backoff?: Partial<Pick<BackoffPolicy, 'initialMs' | 'maxMs' | 'stuckAfterMs'>>;
+  /**
+   * The work queue's per-Service failure back-off: upstream's service controller waits 5 s after a
+   * failed sync, doubling up to 300 s (minRetryDelay, maxRetryDelay), reset by a success.
+   */
+  retry?: { minMs?: number; maxMs?: number };
 }
+
+/** Upstream's minRetryDelay and maxRetryDelay (k8s.io/cloud-provider controllers/service). */
+export const SERVICE_RETRY_MIN_MS = 5_000;
+export const SERVICE_RETRY_MAX_MS = 300_000;
 
 export function registerServiceController(
   mgr: Manager,
   os: OpenStackApi,
-  config: CcmConfig,
+  config: LiveConfig,
   opts: ServiceControllerOptions,
 ): void {
   const own = new OwnWrites<V1Service>();
   const r = new ServiceReconciler(mgr, os, config, opts, own);
   const services = mgr.informers.informerFor(kinds.Service);
-  mgr
+  // Failures are paced per Service by the queue, as upstream: a request that failed is not sent again
+  // before its back-off is over, whatever wakes the controller meanwhile.
+  const retry = new ItemExponentialFailureRateLimiter<string>(
+    opts.retry?.minMs ?? SERVICE_RETRY_MIN_MS,
+    opts.retry?.maxMs ?? SERVICE_RETRY_MAX_MS,
+  );
+  const backingOff = (key: string) => retry.numRequeues(key) > 0;
+  const controller = mgr
     .controller(SERVICE_CONTROLLER)
     // Not our own status write, finalizer or annotations (as upstream's needsUpdate ignores the
     // status); a change anyone else makes to the spec or metadata still wakes us.
     .for(kinds.Service, { predicates: [specOrMetadataChanged(), own.predicate()] })
     // Any member-relevant node change concerns every load balancer; the queue coalesces the keys.
+    // A Service backing off after a failure is left to its retry, which reads the Nodes anyway.
     .watches(
       kinds.Node,
       () =>
         services
           .list()
           .filter((s) => wantsLoadBalancer(s) || hasFinalizer(s, LOAD_BALANCER_FINALIZER))
-          .map((s) => objectKey(s)),
+          .map((s) => objectKey(s))
+          .filter((k) => !backingOff(keyString(k))),
       { predicates: [memberRelevant] },
     )
-    .withOptions({ maxConcurrentReconciles: opts.workers })
+    .withOptions({ maxConcurrentReconciles: opts.workers, rateLimiter: retry })
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
+  // A rotated [LoadBalancer] or class concerns every Service, failing ones included: each is
+  // reconciled again at once with the new values.
+  config.onChange((next, previous) => {
+    const changed = changedSections(previous, next);
+    if (!changed.includes('[LoadBalancer]') && !changed.includes('[LoadBalancerClass]')) return;
+    r.forgetConfigFacts();
+    for (const s of services.list()) {
+      if (wantsLoadBalancer(s) || hasFinalizer(s, LOAD_BALANCER_FINALIZER)) controller.enqueue(objectKey(s));
+    }
+  });
 }
 
 /** Node updates that can change a member: labels, taints, addresses (kubelet heartbeats cannot). */
-const memberRelevant: Predicate<V1Node> = {
-  update: (a, b) =>
-    JSON.stringify([a.metadata?.labels, a.spec?.taints, a.status?.addresses]) !==
-    JSON.stringify([b.metadata?.labels, b.spec?.taints, b.status?.addresses]),
-};
+const memberRelevant: Predicate<V1Node> = fieldsChanged((n) => [
+  n.metadata?.labels,
+  n.spec?.taints,
+  n.status?.addresses,
+]);
 
 /** What the member security group of a Ready load balancer is made from. */
 interface SecurityGroupInput {
@@ -137,7 +175,7 @@ interface Progress {
 class ServiceReconciler {
   private readonly mgr: Manager;
   private readonly os: OpenStackApi;
-  private readonly config: CcmConfig;
+  private readonly live: LiveConfig;
   private readonly opts: Required<ServiceControllerOptions>;
   private readonly engine: LoadBalancerEngine;
   private readonly metrics: ReconcileMetrics;
@@ -152,32 +190,44 @@ class ServiceReconciler {
    * manage-security-groups is off (so it cannot have made one since): saves a Neutron call per reconcile.
    */
   private readonly noLeftoverGroup = new Map<string, string>();
+  /** The version last read, for the removal path (which needs no gated feature to be exact). */
   private apiVersion: ApiVersion | undefined;
   private readonly own: OwnWrites<V1Service>;
 
   constructor(
     mgr: Manager,
     os: OpenStackApi,
-    config: CcmConfig,
+    config: LiveConfig,
     opts: ServiceControllerOptions,
     own: OwnWrites<V1Service>,
   ) {
     this.mgr = mgr;
     this.own = own;
     this.os = os;
-    this.config = config;
+    this.live = config;
     this.opts = {
       recreateWindowMs: 300_000,
       stuckAfterMs: 600_000,
       backoff: {},
+      retry: {},
       portlessRetryMs: 60_000,
       ...opts,
     };
     this.engine = new LoadBalancerEngine(os, {
-      backoff: { ...this.opts.backoff, stuckAfterMs: this.opts.stuckAfterMs },
+      backoff: { stuckAfterMs: this.opts.stuckAfterMs, ...this.opts.backoff },
     });
     this.metrics = reconcileMetrics(mgr.registry);
     this.securityGroups = new MemberSecurityGroups(os);
+  }
+
+  /** The config now: a rotation of the Secret reaches the next reconcile. */
+  private get config(): CcmConfig {
+    return this.live.current();
+  }
+
+  /** What this process learnt under the previous config (manage-security-groups may have changed). */
+  forgetConfigFacts(): void {
+    this.noLeftoverGroup.clear();
   }
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
@@ -213,8 +263,9 @@ class ServiceReconciler {
     signal: AbortSignal,
     ctx: ReconcileContext,
   ): Promise<Result> {
-    const lb = this.config.loadBalancer;
-    const parsed = parseService(svc, this.config);
+    const config = this.config;
+    const lb = config.loadBalancer;
+    const parsed = parseService(svc, config);
     for (const p of parsed.problems) {
       if (!p.fatal) this.warn(svc, p.reason, p.message);
     }
@@ -227,7 +278,7 @@ class ServiceReconciler {
       // Only a change to the Service can fix it, and that change wakes us.
       return {};
     }
-    const caps = await this.capabilities(signal);
+    const caps = await this.capabilities(key, signal, ctx);
     const plan = applyCapabilities(parsed.spec, caps, { manageSecurityGroups: lb.manageSecurityGroups });
     for (const d of plan.degradations) this.warn(svc, d.reason, d.message);
     const spec = plan.spec;
@@ -275,7 +326,7 @@ class ServiceReconciler {
 
     const progress = this.progress.get(key) ?? { actions: [] };
     if (!this.progress.has(key)) this.progress.set(key, progress);
-    if (progress.recreating) return this.recreateStep(svc, desired, progress, signal);
+    if (progress.recreating) return this.recreateStep(svc, key, desired, progress, signal);
 
     const result = await observeReconcile(this.metrics, ReconcileOperation.Ensure, () =>
       this.engine.ensure(desired, { signal }),
@@ -295,9 +346,12 @@ class ServiceReconciler {
           this.warn(svc, ServiceControllerReason.Stuck, result.message);
           this.metrics.errors.inc({ operation: ReconcileOperation.Ensure });
         }
+        // A write refused because someone else's got there first: the queue's back-off paces a
+        // repeat, so a refusal that keeps coming never turns into a write per second.
+        if (result.reason === 'Conflict') throw new LoadBalancerSyncError(key, result.reason, result.message);
         return { requeueAfterMs: result.retryAfterMs };
       case 'Failed':
-        return this.failed(svc, desired, result, progress, signal);
+        return this.failed(svc, key, plan.spec, desired, result, progress, signal);
       case 'Ready':
         return this.ready(svc, { plan, members, detectedSubnetId }, result, progress, signal, ctx);
     }
@@ -423,6 +477,8 @@ class ServiceReconciler {
 
   private async failed(
     svc: V1Service,
+    key: string,
+    spec: LoadBalancerPlan['spec'],
     desired: DesiredLoadBalancer,
     result: Failed,
     progress: Progress,
@@ -436,25 +492,31 @@ class ServiceReconciler {
       progress.recreatedAt = now;
       progress.recreating = true;
       this.warn(svc, ServiceControllerReason.Recreating, `${result.message}; deleting it to create it again`);
-      return this.recreateStep(svc, desired, progress, signal);
+      return this.recreateStep(svc, key, desired, progress, signal);
     }
-    this.warn(svc, FrameworkReason.SyncLoadBalancerFailed, `Error syncing load balancer: ${result.message}`);
+    // A refused flavor, subnet or network is named by the annotation or key that supplied it.
+    const message = refusalMessage(result, spec, desired) ?? result.message;
+    this.warn(svc, FrameworkReason.SyncLoadBalancerFailed, `Error syncing load balancer: ${message}`);
     // The per-key back-off of the queue spaces the retries; the errors counter records the failure.
-    throw new Error(`${result.reason}: ${result.message}`);
+    throw new LoadBalancerSyncError(key, result.reason, message);
   }
 
   private async recreateStep(
     svc: V1Service,
+    key: string,
     desired: DesiredLoadBalancer,
     progress: Progress,
     signal: AbortSignal,
   ): Promise<Result> {
     const r = await this.engine.remove(desired, { signal });
-    if (r.phase === 'Pending') return { requeueAfterMs: r.retryAfterMs };
+    if (r.phase === 'Pending') {
+      if (r.reason === 'Conflict') throw new LoadBalancerSyncError(key, r.reason, r.message);
+      return { requeueAfterMs: r.retryAfterMs };
+    }
     progress.recreating = false;
     if (r.phase === 'Failed') {
       this.warn(svc, FrameworkReason.SyncLoadBalancerFailed, `Error syncing load balancer: ${r.message}`);
-      throw new Error(`${r.reason}: ${r.message}`);
+      throw new LoadBalancerSyncError(key, r.reason, r.message);
     }
     return { requeueAfterMs: 1 };
   }
@@ -478,10 +540,17 @@ class ServiceReconciler {
       this.engine.remove(desired, { signal }),
     );
     for (const w of r.warnings) this.warnEngine(svc, w);
-    if (r.phase === 'Pending') return { requeueAfterMs: r.retryAfterMs };
+    if (r.phase === 'Pending') {
+      if (r.reason === 'LoadBalancerStuck') {
+        this.warn(svc, ServiceControllerReason.Stuck, r.message);
+        this.metrics.errors.inc({ operation: ReconcileOperation.Delete });
+      }
+      if (r.reason === 'Conflict') throw new LoadBalancerSyncError(key, r.reason, r.message);
+      return { requeueAfterMs: r.retryAfterMs };
+    }
     if (r.phase === 'Failed') {
       this.warn(svc, FrameworkReason.DeleteLoadBalancerFailed, `Error deleting load balancer: ${r.message}`);
-      throw new Error(`${r.reason}: ${r.message}`);
+      throw new LoadBalancerSyncError(key, r.reason, r.message);
     }
     ctx.log.info('load balancer deleted');
     await this.removeSecurityGroup(svc, signal);
@@ -596,14 +665,34 @@ class ServiceReconciler {
     );
   }
 
-  /** The Octavia version, read once (OCCM caches it too); unreadable turns the gated features off. */
-  private async capabilities(signal: AbortSignal): Promise<OctaviaCapabilities> {
-    if (this.apiVersion === undefined) {
-      try {
-        this.apiVersion = (await this.os.loadBalancer.versions({ signal })).max;
-      } catch {
-        this.apiVersion = undefined;
+  /**
+   * The Octavia version (the client's discovery cache reads the document once an hour). Only a
+   * version actually read gates features: a document Octavia serves without a version turns the
+   * gated features off (each with its Event), as OCCM does; a document that could not be read (an
+   * outage, a timeout) is no answer, and the Service waits for one with the queue's back-off
+   * instead of being created without its flavor or zone for good.
+   */
+  private async capabilities(
+    key: string,
+    signal: AbortSignal,
+    ctx: ReconcileContext,
+  ): Promise<OctaviaCapabilities> {
+    try {
+      this.apiVersion = (await this.os.loadBalancer.versions({ signal })).max;
+    } catch (err) {
+      if (signal.aborted) throw err;
+      if (!ApiVersionError.is(err)) {
+        ctx.log.warn({ err }, "Octavia's version document could not be read; looking again with back-off");
+        throw new LoadBalancerSyncError(
+          key,
+          'OctaviaVersionUnknown',
+          "Octavia's version document could not be read",
+          {
+            cause: err,
+          },
+        );
       }
+      this.apiVersion = undefined;
     }
     return { provider: this.config.loadBalancer.lbProvider, apiVersion: this.apiVersion };
   }

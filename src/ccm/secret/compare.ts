@@ -21,6 +21,18 @@ export function changedSections(previous: CcmConfig, next: CcmConfig): string[] 
   );
 }
 
+/**
+ * The keys whose change a running process cannot apply, because they decide which controllers run:
+ * `[LoadBalancer] enabled` (the service controller), `[Route] router-id` set where it was not (the
+ * route controller is started only with one). Every other key is read on the next reconcile.
+ */
+export function restartNeeded(previous: CcmConfig, next: CcmConfig): string[] {
+  const out: string[] = [];
+  if (previous.loadBalancer.enabled !== next.loadBalancer.enabled) out.push('[LoadBalancer] enabled');
+  if (!previous.route.routerId && next.route.routerId) out.push('[Route] router-id');
+  return out;
+}
+
 export function sameCloud(previous: CcmConfig, next: CcmConfig): boolean {
   return fingerprint(previous.cloud) === fingerprint(next.cloud);
 }

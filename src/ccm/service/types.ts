@@ -1,4 +1,5 @@
 /** What parseService makes of a Service: one typed, validated load balancer spec and its problems. */
+import type { RefusedInput } from '../../openstack/services/loadbalancer/index.ts';
 import type { LbMethod, NodeSelector } from '../config/types.ts';
 import type { EventReason } from '../events.ts';
 import type { IpFamily } from '../members.ts';
@@ -101,6 +102,11 @@ export interface LoadBalancerSpec {
   nodeSelector: NodeSelector;
   /** The hostname annotation: reported in status instead of the IP. */
   hostname?: string;
+  /**
+   * Where each value the cloud may refuse came from (`annotation loadbalancer.openstack.org/flavor-id`,
+   * `cloud.conf [LoadBalancer] subnet-id`), so a refusal names what the user must fix.
+   */
+  origins: Partial<Record<RefusedInput, string>>;
 }
 
 export interface ParsedService {

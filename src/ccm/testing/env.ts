@@ -52,7 +52,7 @@ export interface CcmEnv {
   startCcm(
     opts?: Partial<CcmOptions>,
     env?: Record<string, string>,
-    deps?: Pick<CcmDeps, 'serviceBackoff'>,
+    deps?: Pick<CcmDeps, 'serviceBackoff' | 'serviceRetry'>,
   ): Promise<RunningCcm>;
   /** A Node as kubelet `--cloud-provider=external` registers it. */
   createNode(name: string, extra?: Partial<V1Node>): Promise<V1Node>;

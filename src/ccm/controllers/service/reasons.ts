@@ -3,7 +3,7 @@
  * up to ~271 s on a load balancer stuck in PENDING_*, and deletes an ERROR one without a word.
  */
 export const ServiceControllerReason = {
-  /** Octavia has kept the load balancer in PENDING_* past the threshold. */
+  /** Octavia has kept the load balancer, or a listener, pool, member or monitor of it (named), in PENDING_* past the threshold. */
   Stuck: 'LoadBalancerStuck',
   /** The load balancer landed in ERROR: it is deleted and created again (once per window). */
   Recreating: 'LoadBalancerRecreating',

@@ -1,10 +1,16 @@
 /**
- * When to look again at a load balancer Octavia is working on, without remembering anything: the
- * hint grows with how long it has been PENDING (half its age, from updated_at, else created_at),
- * between `initialMs` and `maxMs` (at most 10 s). A restarted process therefore backs off exactly
- * as the one that died would have, and one slow load balancer never holds a worker.
+ * When to look again at a load balancer (or one of its children) Octavia is working on, without
+ * remembering anything: the hint grows with how long it has been PENDING (half its age, from
+ * updated_at, else created_at), between `initialMs` and `maxMs` (at most 10 s). A restarted process
+ * therefore backs off exactly as the one that died would have, and one slow load balancer never
+ * holds a worker.
  */
-import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
+
+/** The timestamps every Octavia object carries: enough to tell how long it has been in its state. */
+export interface OctaviaTimestamps {
+  created_at?: string | null | undefined;
+  updated_at?: string | null | undefined;
+}
 
 /** The hard ceiling of a PENDING requeue (DESIGN.md "No blocked workers"). */
 export const MAX_BACKOFF_MS = 10_000;
@@ -14,7 +20,10 @@ export interface BackoffPolicy {
   initialMs: number;
   /** Cap, never above 10 s. Default 10 s. */
   maxMs: number;
-  /** PENDING for longer than this (by updated_at) is reported as LoadBalancerStuck. Default 5 min. */
+  /**
+   * The load balancer, or one of its listeners, pools, members or monitors, PENDING for longer than
+   * this (by updated_at) is reported as LoadBalancerStuck. Default 5 min.
+   */
   stuckAfterMs: number;
 }
 
@@ -32,18 +41,18 @@ export function parseOctaviaTime(text: string | null | undefined): number | unde
   return Number.isNaN(ms) ? undefined : ms;
 }
 
-/** How long the load balancer has been in its current state, as far as its timestamps tell. */
-export function pendingAgeMs(lb: LoadBalancer, now: number): number {
-  const since = parseOctaviaTime(lb.updated_at) ?? parseOctaviaTime(lb.created_at);
+/** How long the object has been in its current state, as far as its timestamps tell. */
+export function pendingAgeMs(obj: OctaviaTimestamps, now: number): number {
+  const since = parseOctaviaTime(obj.updated_at) ?? parseOctaviaTime(obj.created_at);
   return since === undefined ? 0 : Math.max(0, now - since);
 }
 
 export function pendingHint(
-  lb: LoadBalancer,
+  obj: OctaviaTimestamps,
   now: number,
   policy: BackoffPolicy,
 ): { retryAfterMs: number; stuck: boolean; ageMs: number } {
-  const ageMs = pendingAgeMs(lb, now);
+  const ageMs = pendingAgeMs(obj, now);
   if (ageMs > policy.stuckAfterMs) return { retryAfterMs: policy.maxMs, stuck: true, ageMs };
   const retryAfterMs = Math.min(policy.maxMs, Math.max(policy.initialMs, Math.round(ageMs / 2)));
   return { retryAfterMs, stuck: false, ageMs };

@@ -11,6 +11,7 @@
  * Deleting waits for nothing: PENDING_DELETE is reported as Pending until the load balancer is gone.
  */
 import { applyStep } from './apply.ts';
+import { busyChildren, pendingForChild } from './busy.ts';
 import { findLoadBalancer, foreignTags } from './find.ts';
 import { releaseFloatingIp, releaseOrphanFloatingIps } from './floating-ip.ts';
 import { fromError, Journal } from './outcome.ts';
@@ -82,6 +83,8 @@ async function removeSteps(
       lb.provisioning_status === 'ACTIVE';
     if (serial) {
       const state = await readState(api, lb, ownership(desired, true), options);
+      const [busy] = busyChildren(state, ctx.now());
+      if (busy) return pendingForChild(ctx, journal, state, busy, ', waiting to delete it');
       const [step, ...rest] = planRemoval(state);
       if (step) {
         journal.actions.push(await applyStep(api, step, options));
@@ -109,6 +112,8 @@ async function removeSteps(
       `shared load balancer ${lb.id} is in ERROR: this service's listeners cannot be removed until it is repaired`,
     );
   const state = await readState(api, lb, ownership(desired, owned), options);
+  const [busy] = busyChildren(state, ctx.now());
+  if (busy) return pendingForChild(ctx, journal, state, busy, ', waiting to remove it');
   const [step, ...rest] = planRemoval(state);
   if (step) {
     journal.actions.push(await applyStep(api, step, options));

@@ -289,12 +289,87 @@ describe('load-balancer engine', () => {
     assert.equal(stuck.phase === 'Pending' && stuck.reason, 'LoadBalancerStuck');
     assert.equal(stuck.phase === 'Pending' && stuck.retryAfterMs, 10_000);
     await clearFaults(w.sim);
-    // The stuck fault pinned the transition: force the state the worker would have left.
-    await fetch(`${w.sim.url}/_sim/state/octavia/loadbalancer/${first.loadBalancer!.id}`, {
+    // The stuck fault pinned the transition: force the states the worker would have left.
+    const lbId = first.loadBalancer!.id;
+    const octavia = w.os.loadBalancer;
+    const forced: [string, string][] = [['loadbalancer', lbId]];
+    for (const l of await octavia.listeners.list({ loadbalancer_id: lbId }).all())
+      forced.push(['listener', l.id]);
+    for (const p of await octavia.pools.list({ loadbalancer_id: lbId }).all()) {
+      forced.push(['pool', p.id]);
+      for (const m of await octavia.members.list(p.id).all()) forced.push(['member', m.id]);
+    }
+    for (const [kind, id] of forced) {
+      await fetch(`${w.sim.url}/_sim/state/octavia/${kind}/${id}`, {
+        method: 'POST',
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({ provisioning_status: 'ACTIVE' }),
+      });
+    }
+    ready((await converge(engine, d)).result);
+  });
+
+  it('writes nothing below a child left PENDING under an ACTIVE load balancer, backs off by its age and reports it stuck by name', async () => {
+    const d = desired({ name: 'stuck-pool', members: 2 });
+    const r = ready((await converge(engine, d)).result);
+    const [pool] = await w.os.loadBalancer.pools.list({ loadbalancer_id: r.loadBalancer.id }).all();
+    await addFault(w.sim, { kind: 'stuck', service: 'octavia', resource: 'pool', target: pool!.id });
+    const grown = (n: number): DesiredLoadBalancer => ({
+      ...d,
+      listeners: d.listeners.map((l) => ({
+        ...l,
+        pool: {
+          ...l.pool,
+          members: Array.from({ length: n }, (_, i) => ({
+            name: `node-${i}`,
+            address: nodeAddress(i),
+            port: 30080,
+          })),
+        },
+      })),
+    });
+    // The batch PUT that Octavia answers by leaving the pool PENDING_UPDATE.
+    const first = await engine.ensure(grown(3));
+    assert.equal(first.phase, 'Pending', JSON.stringify(first));
+    const put = 'PUT /v2/lbaas/pools/{pool_id}/members';
+    assert.equal(writes(w.sim, 'octavia')[put], 1);
+    await w.os.loadBalancer.loadBalancers.waitForActive(r.loadBalancer.id, {
+      intervalMs: 10,
+      timeoutMs: 10_000,
+    });
+
+    w.sim.cloud.stats.reset();
+    const policy = { initialMs: 1_000, maxMs: 10_000, stuckAfterMs: 600_000 };
+    const at = (ms: number) => new LoadBalancerEngine(w.os, { backoff: policy, now: () => Date.now() + ms });
+    const hints: number[] = [];
+    for (const ms of [0, 4_000, 12_000, 60_000]) {
+      const p = await at(ms).ensure(grown(4));
+      assert.equal(p.phase === 'Pending' && p.reason, 'LoadBalancerPending', JSON.stringify(p));
+      assert.match(p.phase === 'Pending' ? p.message : '', new RegExp(`pool ${pool!.id} .*PENDING_UPDATE`));
+      hints.push(p.phase === 'Pending' ? p.retryAfterMs : 0);
+    }
+    assert.deepEqual(
+      hints,
+      [...hints].sort((a, b) => a - b),
+      `the hint grows with the pool's age: ${hints.join(', ')}`,
+    );
+    assert.ok(hints[0]! < hints[3]!, `the hint grows with the pool's age: ${hints.join(', ')}`);
+    assert.equal(hints[3], 10_000);
+    const stuck = await at(3_600_000).ensure(grown(4));
+    assert.equal(stuck.phase === 'Pending' && stuck.reason, 'LoadBalancerStuck');
+    assert.match(stuck.phase === 'Pending' ? stuck.message : '', new RegExp(`pool ${pool!.id} .*operator`));
+    assert.equal(writes(w.sim, 'octavia')[put] ?? 0, 0, 'no write is sent below the busy pool');
+
+    // An operator resets the pool: the change goes through with one PUT.
+    await clearFaults(w.sim);
+    await fetch(`${w.sim.url}/_sim/state/octavia/pool/${pool!.id}`, {
       method: 'POST',
       headers: { 'content-type': 'application/json' },
       body: JSON.stringify({ provisioning_status: 'ACTIVE' }),
     });
-    ready((await converge(engine, d)).result);
+    const done = ready((await converge(engine, grown(4))).result);
+    assert.equal(writes(w.sim, 'octavia')[put], 1);
+    const [after] = await w.os.loadBalancer.pools.list({ loadbalancer_id: done.loadBalancer.id }).all();
+    assert.equal((await w.os.loadBalancer.members.list(after!.id).all()).length, 4);
   });
 });

@@ -4,7 +4,8 @@
  * Every call reads the world afresh, does at most ONE Octavia write (Octavia locks the load balancer
  * after each: a second write would be a 409) plus the floating IP's Neutron calls, and returns:
  *   Ready   — the load balancer is ACTIVE and matches, the floating IP is in place;
- *   Pending — call again after `retryAfterMs` (Octavia is PENDING_*, or we just wrote);
+ *   Pending — call again after `retryAfterMs` (Octavia is PENDING_*, on the load balancer or on one
+ *             of its children, or we just wrote); past `stuckAfterMs` its reason is LoadBalancerStuck;
  *   Failed  — nothing more will happen until the desired state or the cloud changes.
  * It never sleeps or polls, so a controller worker is free between calls, and a process killed
  * between any two calls is replaced by one that finds and adopts what exists: every object is

@@ -5,11 +5,13 @@ import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
 import type { FloatingIp } from '../../network/v2/floating-ips.ts';
 import { applyStep } from './apply.ts';
 import { createBody } from './build.ts';
+import { busyChildren, pendingForChild } from './busy.ts';
 import { pendingFor, tagsSupported, type EngineContext } from './context.ts';
 import { findLoadBalancer, foreignTags } from './find.ts';
 import { ensureFloatingIp, type FloatingIpOutcome } from './floating-ip.ts';
 import { fromError, Journal } from './outcome.ts';
 import { ownership } from './ownership.ts';
+import { refusedLoadBalancerInput } from './refusal.ts';
 import { planChanges } from './plan.ts';
 import { readState } from './read.ts';
 import type { CallOptions, DesiredLoadBalancer, EnsureResult } from './types.ts';
@@ -23,7 +25,7 @@ export async function ensureLoadBalancer(
   try {
     return await ensureSteps(ctx, desired, journal, options);
   } catch (err) {
-    return fromError(err, journal, ctx.policy);
+    return fromError(err, journal, ctx.policy, (said) => refusedLoadBalancerInput(said, desired));
   }
 }
 
@@ -84,7 +86,7 @@ async function ensureSteps(
       owned
         ? `load balancer ${lb.id} is in ERROR; it will be deleted and created again`
         : `shared load balancer ${lb.id} is in ERROR; its owner must repair it`,
-      owned,
+      { recreate: owned },
     );
   if (lb.provisioning_status !== 'ACTIVE') return pendingFor(ctx, journal, lb, '');
 
@@ -93,18 +95,25 @@ async function ensureSteps(
   if (plan.kind === 'conflict') return journal.failed('PortConflict', plan.message);
 
   const fip = await floatingIpStep(ctx, desired, lb, owned, journal, options);
+  const fipNote = fip?.failure ? `; floating IP: ${fip.failure.message}` : '';
+  // Nothing is written below a child Octavia still works on: it would be refused (409) until it settles.
+  const [busy] = busyChildren(state, ctx.now());
+  if (busy) return pendingForChild(ctx, journal, state, busy, fipNote);
   const [step, ...rest] = plan.steps;
   if (step) {
     journal.actions.push(await applyStep(api, step, options));
     const more = rest.length > 0 ? `, ${rest.length} more planned` : '';
-    const fipNote = fip?.failure ? `; floating IP: ${fip.failure.message}` : '';
     return journal.pending(
       'LoadBalancerPending',
       policy.initialMs,
       `load balancer ${lb.id}: ${journal.actions.at(-1)!.verb} ${journal.actions.at(-1)!.resource}${more}${fipNote}`,
     );
   }
-  if (fip?.failure) return journal.failed(fip.failure.reason, fip.failure.message);
+  if (fip?.failure)
+    return journal.failed(fip.failure.reason, fip.failure.message, {
+      refused: fip.failure.refused,
+      cloudMessage: fip.failure.cloudMessage,
+    });
   return ready(journal, lb, fip?.floatingIp);
 }
 

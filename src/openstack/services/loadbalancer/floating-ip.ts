@@ -15,14 +15,23 @@ import { OpenStackHttpError } from '../../core/errors.ts';
 import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
 import type { FloatingIp, FloatingIpCreateOpts } from '../../network/v2/floating-ips.ts';
 import type { LoadBalancerApi } from './api.ts';
-import type { Action, CallOptions, FailedReason, FloatingIpIntent, Warning } from './types.ts';
+import { refusedFloatingIpInput } from './refusal.ts';
+import type { Action, CallOptions, FailedReason, FloatingIpIntent, RefusedInput, Warning } from './types.ts';
 
 export interface FloatingIpOutcome {
   floatingIp?: FloatingIp | undefined;
   actions: Action[];
   warnings: Warning[];
   /** A problem the caller must fix (or wait out); Octavia work goes on regardless. */
-  failure?: { reason: FailedReason; message: string } | undefined;
+  failure?:
+    | {
+        reason: FailedReason;
+        message: string;
+        /** The input of the intent Neutron's answer names (the network, the subnet, the address). */
+        refused?: RefusedInput | undefined;
+        cloudMessage?: string | undefined;
+      }
+    | undefined;
 }
 
 /** Neutron's answers meaning "this subnet has no free address": the next candidate is tried. */
@@ -62,9 +71,12 @@ export async function ensureFloatingIp(
     // A refusal about the floating IP (policy, quota, no route to the external network) must not
     // stop the load balancer's own reconcile: it is reported and retried. Transient failures go up.
     if (!OpenStackHttpError.is(err) || err.status >= 500 || err.status === 429) throw err;
+    const said = err.serviceMessage || err.message;
     out.failure = {
       reason: err.status === 403 ? 'Forbidden' : 'FloatingIpFailed',
-      message: `floating IP for load balancer ${lb.id}: ${err.serviceMessage || err.message}`,
+      message: `floating IP for load balancer ${lb.id}: ${said}`,
+      refused: refusedFloatingIpInput(said, intent),
+      cloudMessage: said,
     };
   }
   return out;

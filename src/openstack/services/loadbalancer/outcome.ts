@@ -7,7 +7,7 @@
 import { OpenStackHttpError } from '../../core/errors.ts';
 import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
 import type { BackoffPolicy } from './backoff.ts';
-import type { Action, Failed, FailedReason, Pending, PendingReason, Warning } from './types.ts';
+import type { Action, Failed, FailedReason, Pending, PendingReason, RefusedInput, Warning } from './types.ts';
 
 /** What one call has done so far: its writes and warnings, and the load balancer once known. */
 export class Journal {
@@ -20,12 +20,18 @@ export class Journal {
     return { phase: 'Pending', reason, retryAfterMs, message, ...this.common() };
   }
 
-  failed(reason: FailedReason, message: string, recreate?: boolean): Failed {
+  failed(
+    reason: FailedReason,
+    message: string,
+    extra: Pick<Failed, 'recreate' | 'refused' | 'cloudMessage'> = {},
+  ): Failed {
     return {
       phase: 'Failed',
       reason,
       message,
-      ...(recreate !== undefined ? { recreate } : {}),
+      ...(extra.recreate !== undefined ? { recreate: extra.recreate } : {}),
+      ...(extra.refused !== undefined ? { refused: extra.refused } : {}),
+      ...(extra.cloudMessage !== undefined ? { cloudMessage: extra.cloudMessage } : {}),
       ...this.common(),
     };
   }
@@ -40,8 +46,16 @@ export class Journal {
   }
 }
 
-/** An OpenStack answer as a result; anything else is rethrown. */
-export function fromError(err: unknown, journal: Journal, policy: BackoffPolicy): Pending | Failed {
+/**
+ * An OpenStack answer as a result; anything else is rethrown. `refused` tells which desired input a
+ * refusal (400) names, for the caller's message.
+ */
+export function fromError(
+  err: unknown,
+  journal: Journal,
+  policy: BackoffPolicy,
+  refused?: (said: string) => RefusedInput | undefined,
+): Pending | Failed {
   if (!OpenStackHttpError.is(err)) throw err;
   const said = err.serviceMessage || err.message;
   switch (err.status) {
@@ -55,7 +69,10 @@ export function fromError(err: unknown, journal: Journal, policy: BackoffPolicy)
       return journal.pending('RateLimited', err.retryAfterMs ?? policy.maxMs, said);
     case 400:
     case 422:
-      return journal.failed('InvalidRequest', `${err.method} ${err.url}: ${said}`);
+      return journal.failed('InvalidRequest', `${err.method} ${err.url}: ${said}`, {
+        refused: refused?.(said),
+        cloudMessage: said,
+      });
     case 401:
     case 403:
       return journal.failed('Forbidden', `${err.method} ${err.url}: ${said}`);

@@ -216,9 +216,15 @@ export interface Ready extends Outcome {
 }
 
 export type PendingReason =
-  /** Octavia works on it (PENDING_CREATE / PENDING_UPDATE / PENDING_DELETE), or we just wrote. */
+  /**
+   * Octavia works on it or on one of its children (PENDING_CREATE / PENDING_UPDATE / PENDING_DELETE),
+   * or we just wrote.
+   */
   | 'LoadBalancerPending'
-  /** PENDING_* for longer than the engine's `stuckAfterMs` (age of updated_at): raise an Event and a metric. */
+  /**
+   * The load balancer, or one of its listeners, pools, members or monitors (named in the message),
+   * PENDING_* for longer than the engine's `stuckAfterMs` (age of updated_at): raise an Event and a metric.
+   */
   | 'LoadBalancerStuck'
   /** A write was refused with 409 (another writer got there first): requeue and re-read. */
   | 'Conflict'
@@ -247,10 +253,30 @@ export type FailedReason =
   | 'Forbidden'
   | 'ProviderUnsupported';
 
+/**
+ * An input of the desired state, as a refusal names it: the caller maps it back to where the value
+ * came from (an annotation, a config key) to tell the user what to fix.
+ */
+export type RefusedInput =
+  | 'flavorId'
+  | 'availabilityZone'
+  | 'provider'
+  | 'vip.subnetId'
+  | 'vip.networkId'
+  | 'vip.portId'
+  | 'vip.address'
+  | 'floatingIp.networkId'
+  | 'floatingIp.subnet'
+  | 'floatingIp.address';
+
 export interface Failed extends Outcome {
   phase: 'Failed';
   reason: FailedReason;
   message: string;
+  /** The input the cloud refused, when its answer names one (a flavor, a subnet, a network). */
+  refused?: RefusedInput | undefined;
+  /** What the cloud said, without method or URL (the message has both). */
+  cloudMessage?: string | undefined;
   /**
    * The load balancer is ours and in ERROR: `remove` it and `ensure` again — at most once per
    * backoff window, which is the caller's to keep.

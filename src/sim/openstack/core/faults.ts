@@ -25,7 +25,10 @@ export interface RequestFault {
 /**
  * A state fault, consumed by a service at the moment it applies:
  * - `error-on-create`: the next create of `resource` ends in ERROR (server, loadbalancer, volume);
- * - `stuck`: `target` (or the next created `resource`) stays in its PENDING_* / BUILD state;
+ * - `stuck`: `target` (or the next created `resource`) stays in its PENDING_* / BUILD state; an
+ *   Octavia child named by `target` (a listener, pool, member or health monitor) keeps its PENDING_*
+ *   while its load balancer goes back to ACTIVE, so every later write below it is a 409 (`Pool <id> is
+ *   immutable and cannot be updated.`), as Octavia Zed left pools after a batch member update;
  * - `ip-conflict`: the next port creates fail with IpAddressAlreadyAllocated, as two racing bulk creates do.
  */
 export interface StateFault {

@@ -1,4 +1,4 @@
-/** Version discovery, providers, and the (empty) flavor and availability zone catalogs. */
+/** Version discovery, providers, and the (empty) availability zone catalog; flavors are in flavors.ts. */
 import type { SimRequest, SimResponse } from '../core/types.ts';
 import { requireAdmin } from './context.ts';
 import { notFound, providerNotEnabled } from './errors.ts';
@@ -63,7 +63,7 @@ export function providers(): SimResponse {
   };
 }
 
-/** No provider here exposes flavor or availability zone capabilities beyond an empty list. */
+/** No provider here exposes flavor or availability zone capabilities beyond an empty list (flavor_data is not checked against them). */
 export function capabilities(kind: 'flavor_capabilities' | 'availability_zone_capabilities') {
   return (req: SimRequest): SimResponse => {
     const provider = req.params.provider!;

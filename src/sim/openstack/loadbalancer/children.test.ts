@@ -515,4 +515,50 @@ describe('octavia listeners, pools, members and health monitors', () => {
     assert.equal(got.body.listener.provisioning_status, 'ERROR');
     assert.equal((await getLb(t, lb.id)).body.loadbalancer.provisioning_status, 'ACTIVE');
   });
+
+  it('leaves a pool pinned by a stuck fault PENDING_UPDATE under an ACTIVE load balancer, refusing member writes with 409', async () => {
+    const lb = await activeLb(t, net.subnetId);
+    const listener = (
+      await write(lb, 'POST', '/v2/lbaas/listeners', {
+        listener: { loadbalancer_id: lb.id, protocol: 'TCP', protocol_port: 80 },
+      })
+    ).body.listener;
+    const pool = (
+      await write(lb, 'POST', '/v2/lbaas/pools', {
+        pool: { listener_id: listener.id, protocol: 'TCP', lb_algorithm: 'ROUND_ROBIN' },
+      })
+    ).body.pool;
+    const members = `/v2/lbaas/pools/${pool.id}/members`;
+    const fault = await fetch(`${t.url}/_sim/faults`, {
+      method: 'POST',
+      headers: { 'content-type': 'application/json' },
+      body: JSON.stringify({ kind: 'stuck', service: 'octavia', resource: 'pool', target: pool.id }),
+    });
+    assert.equal(fault.status, 201);
+    const faultId = ((await fault.json()) as { fault: { id: string } }).fault.id;
+    await write(lb, 'PUT', members, { members: [{ address: '10.20.0.11', protocol_port: 80 }] });
+    assert.equal((await getLb(t, lb.id)).body.loadbalancer.provisioning_status, 'ACTIVE');
+    const stuck = (await call('GET', `/v2/lbaas/pools/${pool.id}`)).body.pool;
+    assert.equal(stuck.provisioning_status, 'PENDING_UPDATE');
+    const [member] = (await call('GET', members)).body.members;
+    assert.equal(member.provisioning_status, 'ACTIVE', 'only the pinned pool stays behind');
+    const tree = (await call('GET', `/v2/lbaas/loadbalancers/${lb.id}/status`)).body.statuses.loadbalancer;
+    assert.equal(tree.provisioning_status, 'ACTIVE');
+    assert.equal(tree.listeners[0].pools[0].provisioning_status, 'PENDING_UPDATE');
+
+    const refused = await call('PUT', members, { members: [{ address: '10.20.0.12', protocol_port: 80 }] });
+    assert.equal(refused.status, 409);
+    assert.equal(refused.body.faultstring, `Pool ${pool.id} is immutable and cannot be updated.`);
+
+    // Removing the fault settles nothing by itself: an operator resets the pool (Octavia's database).
+    assert.equal(await sim(t, 'DELETE', `/faults/${faultId}`), 204);
+    t.cloud.scheduler.settleAll();
+    assert.equal(
+      (await call('GET', `/v2/lbaas/pools/${pool.id}`)).body.pool.provisioning_status,
+      'PENDING_UPDATE',
+    );
+    await forceState(t, 'pool', pool.id, { provisioning_status: 'ACTIVE' });
+    await write(lb, 'PUT', members, { members: [{ address: '10.20.0.12', protocol_port: 80 }] });
+    assert.equal((await call('GET', `/v2/lbaas/pools/${pool.id}`)).body.pool.provisioning_status, 'ACTIVE');
+  });
 });

@@ -7,6 +7,7 @@ import type { Route, SimRequest, SimResponse } from '../core/types.ts';
 import { capabilities, emptyList, missing, providers, v2Root, versions } from './catalog.ts';
 import type { Ctx } from './context.ts';
 import { renderOctaviaError } from './errors.ts';
+import { flavorHandlers } from './flavors.ts';
 import { healthMonitorHandlers } from './healthmonitors.ts';
 import { l7Handlers } from './l7policies.ts';
 import { Lifecycle } from './lifecycle.ts';
@@ -44,6 +45,7 @@ export function registerOctavia(cloud: EmulatedCloud): OctaviaStore {
   const members = memberHandlers(ctx);
   const hms = healthMonitorHandlers(ctx);
   const l7 = l7Handlers(ctx);
+  const flavors = flavorHandlers(ctx);
 
   const resources: [string, Handler][] = [
     ['GET /loadbalancers', lbs.list],
@@ -93,10 +95,16 @@ export function registerOctavia(cloud: EmulatedCloud): OctaviaStore {
       'GET /providers/{provider}/availability_zone_capabilities',
       capabilities('availability_zone_capabilities'),
     ],
-    ['GET /flavors', emptyList('flavors')],
-    ['GET /flavors/{flavor_id}', missing('Flavor', 'flavor_id')],
-    ['GET /flavorprofiles', emptyList('flavorprofiles', true)],
-    ['GET /flavorprofiles/{flavorprofile_id}', missing('Flavor Profile', 'flavorprofile_id', true)],
+    ['GET /flavors', flavors.listFlavors],
+    ['POST /flavors', flavors.createFlavor],
+    ['GET /flavors/{flavor_id}', flavors.getFlavor],
+    ['PUT /flavors/{flavor_id}', flavors.updateFlavor],
+    ['DELETE /flavors/{flavor_id}', flavors.removeFlavor],
+    ['GET /flavorprofiles', flavors.listProfiles],
+    ['POST /flavorprofiles', flavors.createProfile],
+    ['GET /flavorprofiles/{flavorprofile_id}', flavors.getProfile],
+    ['PUT /flavorprofiles/{flavorprofile_id}', flavors.updateProfile],
+    ['DELETE /flavorprofiles/{flavorprofile_id}', flavors.removeProfile],
     ['GET /availabilityzones', emptyList('availability_zones')],
     [
       'GET /availabilityzones/{availability_zone_name}',

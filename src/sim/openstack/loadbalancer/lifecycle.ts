@@ -166,6 +166,8 @@ export class Lifecycle {
         c.remove?.();
         continue;
       }
+      // A child pinned by a `stuck` fault keeps its PENDING_* while the load balancer settles.
+      if (this.pinned(c.record)) continue;
       c.record.provisioning_status = c.final;
       c.record.updated_at = now;
     }
@@ -177,5 +179,19 @@ export class Lifecycle {
       lb.updated_at = now;
     }
     this.cloud.changed();
+  }
+
+  /** Whether a `stuck` fault names this child (listener, pool, member, health monitor, L7 policy or rule) by id. */
+  private pinned(record: Provisioned): boolean {
+    const kinds: readonly [string, { get(id: string): Provisioned | undefined }][] = [
+      ['listener', this.store.listeners],
+      ['pool', this.store.pools],
+      ['member', this.store.members],
+      ['healthmonitor', this.store.healthmonitors],
+      ['l7policy', this.store.l7policies],
+      ['l7rule', this.store.l7rules],
+    ];
+    const kind = kinds.find(([, records]) => records.get(record.id) === record)?.[0];
+    return kind !== undefined && this.cloud.faults.isStuck('octavia', kind, record.id);
   }
 }

@@ -3,6 +3,7 @@ import { uuid } from '../core/ids.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
 import { authorize, requireAdmin, targetProject, type Ctx } from './context.ts';
 import { invalidSubresource, providerNotEnabled, validation } from './errors.ts';
+import { flavorProvider } from './flavors.ts';
 import { LISTENER_GRAPH_FIELDS, POOL_GRAPH_FIELDS, buildGraph, planGraph } from './graph.ts';
 import { deleting } from './lifecycle.ts';
 import { zeroStats } from './listeners.ts';
@@ -96,10 +97,13 @@ export function loadBalancerHandlers(ctx: Ctx) {
           throw validation('All VIP subnets must belong to the same network.');
         }
       }
-      // No flavor or availability zone is defined in this cloud, so any reference is invalid.
-      if (body.flavor_id) throw validation('Invalid flavor_id.');
+      const asked = (body.provider as string | null | undefined) ?? undefined;
+      const flavorId = (body.flavor_id as string | null | undefined) ?? undefined;
+      // A flavor decides the provider (and must agree with one asked for), as Octavia's _get_provider.
+      const byFlavor = flavorId ? flavorProvider(ctx, flavorId, asked) : undefined;
+      // No availability zone is defined in this cloud, so any reference is invalid.
       if (body.availability_zone) throw validation('Invalid availability zone.');
-      const providerName = (body.provider as string | null | undefined) ?? DEFAULT_PROVIDER;
+      const providerName = asked ?? byFlavor ?? DEFAULT_PROVIDER;
       if (!isEnabledProvider(providerName)) throw providerNotEnabled(providerName);
       const driver = new ProviderDriver(providerName);
       const plan = planGraph(
@@ -120,7 +124,7 @@ export function loadBalancerHandlers(ctx: Ctx) {
         vip_qos_policy_id: (body.vip_qos_policy_id as string | null) ?? null,
         additional_vips: vip.additional_vips,
         provider: providerName,
-        flavor_id: null,
+        flavor_id: flavorId ?? null,
         availability_zone: null,
         listener_ids: [],
         pool_ids: [],

@@ -41,6 +41,63 @@ describe('octavia providers', () => {
     assert.equal(flavor.body.faultstring, 'Validation failure: Invalid flavor_id.');
   });
 
+  it('serves flavors: admin-made profiles and flavors, a flavor deciding the provider of a load balancer', async () => {
+    const admin = (method: string, path: string, body?: unknown) =>
+      t.request('octavia', method, path, { user: 'admin', ...(body ? { body } : {}) });
+    const refused = await call('POST', '/v2/lbaas/flavorprofiles', {
+      flavorprofile: { name: 'p', provider_name: 'amphora', flavor_data: '{}' },
+    });
+    assert.equal(refused.status, 403);
+    const profile = await admin('POST', '/v2/lbaas/flavorprofiles', {
+      flavorprofile: {
+        name: 'single',
+        provider_name: 'amphora',
+        flavor_data: '{"loadbalancer_topology": "SINGLE"}',
+      },
+    });
+    assert.equal(profile.status, 201);
+    const made = await admin('POST', '/v2/lbaas/flavors', {
+      flavor: { name: 'small', description: 'one amphora', flavor_profile_id: profile.body.flavorprofile.id },
+    });
+    assert.equal(made.status, 201);
+    const flavor = made.body.flavor;
+    assert.equal(flavor.enabled, true);
+    // A user sees the flavor, never its profile.
+    const listed = await call('GET', '/v2/lbaas/flavors');
+    assert.deepEqual(listed.body.flavors, [
+      { id: flavor.id, name: 'small', description: 'one amphora', enabled: true },
+    ]);
+
+    const lb = await activeLb(t, net.subnetId, { flavor_id: flavor.id });
+    assert.equal(lb.flavor_id, flavor.id);
+    assert.equal(lb.provider, 'amphora');
+    const mismatch = await call('POST', '/v2/lbaas/loadbalancers', {
+      loadbalancer: { vip_subnet_id: net.subnetId, flavor_id: flavor.id, provider: 'ovn' },
+    });
+    assert.equal(mismatch.status, 400);
+    assert.equal(mismatch.body.faultstring, `Flavor '${flavor.id}' is not compatible with provider 'ovn'`);
+    assert.equal((await admin('DELETE', `/v2/lbaas/flavors/${flavor.id}`)).status, 409);
+
+    await admin('PUT', `/v2/lbaas/flavors/${flavor.id}`, { flavor: { enabled: false } });
+    const disabled = await call('POST', '/v2/lbaas/loadbalancers', {
+      loadbalancer: { vip_subnet_id: net.subnetId, flavor_id: flavor.id },
+    });
+    assert.equal(disabled.status, 400);
+    assert.equal(
+      disabled.body.faultstring,
+      `The selected flavor is not allowed in this deployment: ${flavor.id}`,
+    );
+    assert.equal(
+      (await admin('DELETE', `/v2/lbaas/flavorprofiles/${profile.body.flavorprofile.id}`)).status,
+      409,
+      'a profile in use stays',
+    );
+    assert.equal((await call('DELETE', `/v2/lbaas/loadbalancers/${lb.id}?cascade=true`)).status, 204);
+    await gone(t, lb.id);
+    assert.equal((await admin('DELETE', `/v2/lbaas/flavors/${flavor.id}`)).status, 204);
+    assert.equal((await call('GET', `/v2/lbaas/flavors/${flavor.id}`)).status, 404);
+  });
+
   it('refuses with amphora what amphora cannot do (SOURCE_IP_PORT)', async () => {
     const lb = await activeLb(t, net.subnetId);
     const res = await call('POST', '/v2/lbaas/pools', {

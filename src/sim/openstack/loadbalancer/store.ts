@@ -5,6 +5,7 @@
 import type { Persistent } from '../core/types.ts';
 import { Collection } from './collection.ts';
 import { notFound } from './errors.ts';
+import type { FlavorProfileRecord, FlavorRecord } from './flavors.ts';
 import type {
   HealthMonitorRecord,
   L7PolicyRecord,
@@ -24,6 +25,8 @@ interface Snapshot {
   healthmonitors: HealthMonitorRecord[];
   l7policies: L7PolicyRecord[];
   l7rules: L7RuleRecord[];
+  flavorprofiles: FlavorProfileRecord[];
+  flavors: FlavorRecord[];
 }
 
 export class OctaviaStore implements Persistent {
@@ -34,6 +37,8 @@ export class OctaviaStore implements Persistent {
   readonly healthmonitors = new Collection<HealthMonitorRecord>();
   readonly l7policies = new Collection<L7PolicyRecord>();
   readonly l7rules = new Collection<L7RuleRecord>();
+  readonly flavorprofiles = new Collection<FlavorProfileRecord>();
+  readonly flavors = new Collection<FlavorRecord>();
 
   loadbalancer(id: string): LoadBalancerRecord {
     return this.loadbalancers.get(id) ?? fail('Load Balancer', id);
@@ -294,6 +299,8 @@ export class OctaviaStore implements Persistent {
       healthmonitors: [...this.healthmonitors.ordered()],
       l7policies: [...this.l7policies.ordered()],
       l7rules: [...this.l7rules.ordered()],
+      flavorprofiles: [...this.flavorprofiles.ordered()],
+      flavors: [...this.flavors.ordered()],
     };
   }
 
@@ -310,6 +317,8 @@ export class OctaviaStore implements Persistent {
     load(this.healthmonitors, snap.healthmonitors);
     load(this.l7policies, snap.l7policies);
     load(this.l7rules, snap.l7rules);
+    load(this.flavorprofiles, snap.flavorprofiles);
+    load(this.flavors, snap.flavors);
   }
 }
 
