@@ -35,6 +35,7 @@ export {
   isTooManyRequests,
   type StatusReason,
 } from './errors.ts';
+export { ANONYMOUS, delegatedAuth, type DelegatedAuthOptions } from './delegated-auth.ts';
 export { EventRecorder, type EventType, type EventApi } from './events.ts';
 export {
   addFinalizer,

@@ -15,7 +15,8 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startHealthServer, type HealthServer } from '../../lib/health-server.ts';
+import { startHealthServer, type HealthServer, type RequestGuard } from '../../lib/health-server.ts';
+import type { ServingCert } from '../../lib/tls-cert.ts';
 import { createLogger, type Logger } from '../../lib/log.ts';
 import { createRegistry, type Registry } from '../../lib/metrics.ts';
 import { SharedInformers, type InformerDefaults } from '../cache/shared.ts';
@@ -41,6 +42,16 @@ export interface ManagerLeaderElection extends Partial<LeaderElectionConfig> {
   leaseNamespace?: string;
 }
 
+/** Where and how one of the manager's HTTP servers listens. */
+export interface ServingOptions {
+  port: number;
+  host?: string;
+  /** HTTPS with this certificate; plain HTTP without. */
+  tls?: ServingCert;
+  /** Authentication and authorization of every request (`delegatedAuth`); none lets everyone in. */
+  guard?: RequestGuard;
+}
+
 export interface ManagerOptions {
   /** The component's name: Event reporter, default lease name, log field. */
   name: string;
@@ -53,8 +64,10 @@ export interface ManagerOptions {
   /** Restrict every cache to one namespace. */
   namespace?: string;
   informers?: InformerDefaults;
-  /** Serve /healthz, /readyz, /metrics here; none when absent. */
-  healthProbe?: { port: number; host?: string };
+  /** Serve /healthz, /readyz and (unless `metrics: false`) /metrics here; none when absent. */
+  healthProbe?: ServingOptions & { metrics?: boolean };
+  /** Serve /metrics alone here (controller-runtime's metrics server); none when absent. */
+  metricsServer?: ServingOptions;
   /** Campaign for a Lease before running controllers; off when absent. */
   leaderElection?: ManagerLeaderElection;
   /** KEP-2436: which of this component's controllers run under the migration lease. */
@@ -87,6 +100,8 @@ export class Manager implements ControllerHost {
   readonly clock: Clock;
   /** The health server's URL once started. */
   healthUrl: string | undefined;
+  /** The metrics server's URL once started. */
+  metricsUrl: string | undefined;
   private readonly opts: ManagerOptions;
   private readonly leaseConfig: LeaderElectionConfig | undefined;
   private readonly runnables: Entry[] = [];
@@ -182,8 +197,8 @@ export class Manager implements ControllerHost {
     let health: HealthServer | undefined;
     if (this.opts.healthProbe) {
       health = await startHealthServer({
-        port: this.opts.healthProbe.port,
-        ...(this.opts.healthProbe.host ? { host: this.opts.healthProbe.host } : {}),
+        ...serving(this.opts.healthProbe),
+        serve: { metrics: this.opts.healthProbe.metrics ?? true, health: true },
         registry: this.registry,
         log: this.log,
         healthz: [{ name: 'ping', check: () => {} }],
@@ -199,6 +214,22 @@ export class Manager implements ControllerHost {
         ],
       });
       this.healthUrl = health.url;
+    }
+    let metrics: HealthServer | undefined;
+    if (this.opts.metricsServer) {
+      try {
+        metrics = await startHealthServer({
+          ...serving(this.opts.metricsServer),
+          serve: { metrics: true, health: false },
+          registry: this.registry,
+          log: this.log,
+        });
+      } catch (err) {
+        // A taken port: nothing of ours stays open.
+        await health?.close();
+        throw err;
+      }
+      this.metricsUrl = metrics.url;
     }
 
     const informersDone = this.informers.start(informersStop.signal);
@@ -307,6 +338,7 @@ export class Manager implements ControllerHost {
     informersStop.abort(new Error('manager stopped'));
     await informersDone;
     await health?.close();
+    await metrics?.close();
     if (!this.opts.client) await this.api.close();
     this.log.info('stopped');
     if (this.fatal) throw this.fatal;
@@ -318,4 +350,13 @@ export class Manager implements ControllerHost {
     await Promise.race([p, new Promise<void>((resolve) => (cancel = this.clock.setTimer(ms, resolve)))]);
     cancel();
   }
+}
+
+function serving(o: ServingOptions) {
+  return {
+    port: o.port,
+    ...(o.host ? { host: o.host } : {}),
+    ...(o.tls ? { tls: o.tls } : {}),
+    ...(o.guard ? { guard: o.guard } : {}),
+  };
 }

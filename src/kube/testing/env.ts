@@ -13,6 +13,23 @@ export function kubeConfigFrom(path: string): KubeConfig {
   return kc;
 }
 
+/**
+ * The kubeconfig at `path` with its user's credential replaced by `token` (a ServiceAccount token
+ * the Kubernetes emulator issued): the identity a pod running as that ServiceAccount would have.
+ */
+export function kubeConfigWithToken(path: string, token: string): KubeConfig {
+  const base = kubeConfigFrom(path);
+  const user = base.getCurrentUser();
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: base.clusters,
+    contexts: base.contexts,
+    currentContext: base.getCurrentContext(),
+    users: base.users.map((u) => (u.name === user?.name ? { name: u.name, token } : u)),
+  });
+  return kc;
+}
+
 /** A client without the default QPS limit, so tests are not slowed by it (unless they test it). */
 export function testClient(kubeconfigPath: string, opts: KubeClientOptions = {}): KubeClient {
   return new KubeClient(kubeConfigFrom(kubeconfigPath), { qps: 0, ...opts });
