@@ -76,7 +76,8 @@ describe('health server', () => {
         );
       },
     });
-    const plain = await startHealthServer({ port: 0, registry, serve: { metrics: false } });
+    // '' is every address, as `--health-addr=:9440`: a kubelet probe comes to the pod's IP.
+    const plain = await startHealthServer({ port: 0, host: '', registry, serve: { metrics: false } });
     const agent = new Agent({ connect: { ca: cert.certPem } });
     const get = (path: string, token?: string) =>
       undiciFetch(`${secure.url}${path}`, {
@@ -102,6 +103,9 @@ describe('health server', () => {
       );
       // Plain HTTP is refused by a TLS port, and a server told not to serve metrics has none.
       await assert.rejects(fetch(`${secure.url.replace('https', 'http')}/healthz`));
+      assert.match(plain.url, /^http:\/\/(\[::\]|0\.0\.0\.0):\d+$/);
+      const port = new URL(plain.url).port;
+      assert.equal((await fetch(`http://127.0.0.1:${port}/healthz`)).status, 200);
       assert.equal((await fetch(`${plain.url}/metrics`)).status, 404);
       assert.equal((await fetch(`${plain.url}/healthz`)).status, 200);
     } finally {

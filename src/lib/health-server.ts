@@ -27,6 +27,7 @@ export type RequestGuard = (req: GuardedRequest) => Promise<GuardDecision>;
 export interface HealthServerOptions {
   /** 0 picks a free port. */
   port: number;
+  /** 127.0.0.1 by default; '' is every address, as Go's `:port` (IPv6 and IPv4 where the host has both). */
   host?: string;
   /** HTTPS with this certificate; plain HTTP without. */
   tls?: ServingCert;
@@ -119,10 +120,13 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+    const listening = () => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    const host = options.host ?? '127.0.0.1';
+    if (host === '') server.listen(options.port, listening);
+    else server.listen(options.port, host, listening);
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;

@@ -355,7 +355,8 @@ export class Manager implements ControllerHost {
 function serving(o: ServingOptions) {
   return {
     port: o.port,
-    ...(o.host ? { host: o.host } : {}),
+    // '' is every address (`--health-addr=:9440`), not the loopback default.
+    ...(o.host !== undefined ? { host: o.host } : {}),
     ...(o.tls ? { tls: o.tls } : {}),
     ...(o.guard ? { guard: o.guard } : {}),
   };
