@@ -8,7 +8,7 @@ import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
 import { Manager } from '../kube/index.ts';
 import { secureServing, type SecureServing } from '../kube/secure-serving.ts';
-import { ServingCertError } from '../lib/tls-cert.ts';
+import { readServingCert, ServingCertError, type ServingCert } from '../lib/tls-cert.ts';
 import { parseGoDuration } from '../openstack/config/duration.ts';
 import type { LoadContext } from '../openstack/config/types.ts';
 import { CcmConfigSource, rotatingClient, type OpenStackApi } from './secret-config.ts';
@@ -366,28 +366,30 @@ async function securePort(opts: CcmOptions, kubeConfig: KubeConfig, log: Logger)
   const authentication = opts.authenticationKubeconfig
     ? loadKubeConfig(opts.authenticationKubeconfig)
     : kubeConfig;
+  let tls: ServingCert | undefined;
   try {
-    return await secureServing({
-      port: opts.securePort,
-      host: opts.bindAddress,
-      certFile: opts.tlsCertFile,
-      keyFile: opts.tlsPrivateKeyFile,
-      commonName: 'shiftstack-ccm',
-      authentication,
-      authorization: opts.authorizationKubeconfig ? loadKubeConfig(opts.authorizationKubeconfig) : undefined,
-      userAgent: 'shiftstack-ccm-auth',
-      anonymous: true,
-      alwaysAllowPaths: opts.authorizationAlwaysAllowPaths ?? CCM_DEFAULTS.authorizationAlwaysAllowPaths,
-      tokenCacheTtlMs: opts.authenticationCacheTtlMs,
-      authorizedCacheTtlMs: opts.authorizedCacheTtlMs,
-      unauthorizedCacheTtlMs: opts.unauthorizedCacheTtlMs,
-      log,
-    });
+    if (opts.tlsCertFile && opts.tlsPrivateKeyFile)
+      tls = await readServingCert(opts.tlsCertFile, opts.tlsPrivateKeyFile);
   } catch (err) {
     if (err instanceof ServingCertError)
       throw new CcmUsageError(`--tls-cert-file / --tls-private-key-file: ${err.message}`);
     throw err;
   }
+  return secureServing({
+    port: opts.securePort,
+    host: opts.bindAddress,
+    tls,
+    commonName: 'shiftstack-ccm',
+    authentication,
+    authorization: opts.authorizationKubeconfig ? loadKubeConfig(opts.authorizationKubeconfig) : undefined,
+    userAgent: 'shiftstack-ccm-auth',
+    anonymous: true,
+    alwaysAllowPaths: opts.authorizationAlwaysAllowPaths ?? CCM_DEFAULTS.authorizationAlwaysAllowPaths,
+    tokenCacheTtlMs: opts.authenticationCacheTtlMs,
+    authorizedCacheTtlMs: opts.authorizedCacheTtlMs,
+    unauthorizedCacheTtlMs: opts.unauthorizedCacheTtlMs,
+    log,
+  });
 }
 
 /** `--kubeconfig`, else client-node's default chain: KUBECONFIG, ~/.kube/config, in-cluster. */

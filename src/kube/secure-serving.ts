@@ -1,13 +1,14 @@
 /**
- * A component's secure port, put together as Kubernetes components do: HTTPS with the certificate
- * of `--tls-cert-file` / `--tls-private-key-file`, or a self-signed one made in memory at start (never
- * written to disk); every request authenticated and authorized through the API server
- * (`delegatedAuth`) by a client of its own, so reviews never queue behind the controllers' calls.
+ * A component's secure port, put together as Kubernetes components do: HTTPS with the given
+ * certificate (`--tls-cert-file` / `--tls-private-key-file`, read with `readServingCert`), or a
+ * self-signed one made in memory at start (never written to disk); every request authenticated and
+ * authorized through the API server (`delegatedAuth`) by a client of its own, so reviews never
+ * queue behind the controllers' calls.
  */
 import { hostname } from 'node:os';
 import type { KubeConfig } from '@kubernetes/client-node';
 import type { Logger } from '../lib/log.ts';
-import { readServingCert, selfSignedCert } from '../lib/tls-cert.ts';
+import { selfSignedCert, type ServingCert } from '../lib/tls-cert.ts';
 import { KubeClient } from './client.ts';
 import { delegatedAuth, type DelegatedAuthOptions } from './delegated-auth.ts';
 import type { ServingOptions } from './manager/manager.ts';
@@ -24,9 +25,8 @@ export interface SecureServingOptions extends Pick<
   port: number;
   /** The listen address; '' or `0.0.0.0` is every IPv4 address. */
   host: string;
-  /** Both or neither: a PEM certificate (chain) and its key. */
-  certFile?: string | undefined;
-  keyFile?: string | undefined;
+  /** The certificate to serve; a self-signed one named `commonName` without. */
+  tls?: ServingCert | undefined;
   /** The self-signed certificate's common name (`shiftstack-ccm`). */
   commonName: string;
   /** Who reviews tokens, and who reviews access (the first by default). */
@@ -46,21 +46,20 @@ export interface SecureServing {
 
 const ANY_ADDRESS = new Set(['', '0.0.0.0', '::']);
 
-/** Reads or makes the certificate and builds the guard; a bad certificate file throws `ServingCertError`. */
-export async function secureServing(opts: SecureServingOptions): Promise<SecureServing> {
+/** Makes the certificate when none is given, and the guard with its reviewing clients. */
+export function secureServing(opts: SecureServingOptions): SecureServing {
   const tls =
-    opts.certFile && opts.keyFile
-      ? await readServingCert(opts.certFile, opts.keyFile)
-      : selfSignedCert({
-          commonName: opts.commonName,
-          hosts: [
-            'localhost',
-            hostname(),
-            '127.0.0.1',
-            '::1',
-            ...(ANY_ADDRESS.has(opts.host) ? [] : [opts.host]),
-          ],
-        });
+    opts.tls ??
+    selfSignedCert({
+      commonName: opts.commonName,
+      hosts: [
+        'localhost',
+        hostname(),
+        '127.0.0.1',
+        '::1',
+        ...(ANY_ADDRESS.has(opts.host) ? [] : [opts.host]),
+      ],
+    });
   const authentication = new KubeClient(opts.authentication, { userAgent: opts.userAgent });
   const authorization = opts.authorization
     ? new KubeClient(opts.authorization, { userAgent: opts.userAgent })
