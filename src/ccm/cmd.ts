@@ -381,7 +381,12 @@ async function securePort(opts: CcmOptions, kubeConfig: KubeConfig, log: Logger)
     tls,
     commonName: 'shiftstack-ccm',
     authentication,
-    authorization: opts.authorizationKubeconfig ? loadKubeConfig(opts.authorizationKubeconfig) : undefined,
+    // Each defaults to the CCM's own kubeconfig, whatever the other says.
+    authorization: opts.authorizationKubeconfig
+      ? loadKubeConfig(opts.authorizationKubeconfig)
+      : opts.authenticationKubeconfig
+        ? kubeConfig
+        : undefined,
     userAgent: 'shiftstack-ccm-auth',
     anonymous: true,
     alwaysAllowPaths: opts.authorizationAlwaysAllowPaths ?? CCM_DEFAULTS.authorizationAlwaysAllowPaths,

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { Agent, fetch } from 'undici';
 import { selfSignedCert } from '../lib/tls-cert.ts';
 import { freePort } from '../kube/testing/env.ts';
+import { kubeconfigText } from '../sim/kube/kubeconfig.ts';
 import { eventually } from '../sim/openstack/testing/harness.ts';
 import { startCcmEnv, type CcmEnv, type RunningCcm } from './testing/env.ts';
 
@@ -94,6 +95,50 @@ describe('ccm secure port (--secure-port, delegated authentication and authoriza
     const prometheus = await get('/metrics', tokens.prometheus);
     assert.equal(prometheus.status, 200);
     assert.match(await prometheus.text(), /^# HELP /m);
+  });
+
+  it('reviews through --authentication-kubeconfig / --authorization-kubeconfig when given', async () => {
+    const kube = env.kube.emulator;
+    kube.create({
+      apiVersion: 'v1',
+      kind: 'ServiceAccount',
+      metadata: { name: 'no-reviews', namespace: 'monitoring' },
+    });
+    const kubeconfig = join(dir, 'no-reviews.kubeconfig');
+    await writeFile(
+      kubeconfig,
+      kubeconfigText({
+        server: env.kube.url,
+        token: kube.auth.issueServiceAccountToken('monitoring', 'no-reviews'),
+        ...(env.kube.caPem ? { caPem: env.kube.caPem } : {}),
+      }),
+    );
+    const port = await freePort();
+    const other = await env.startCcm({
+      securePort: port,
+      bindAddress: '127.0.0.1',
+      authenticationKubeconfig: kubeconfig,
+      authorizationKubeconfig: kubeconfig,
+    });
+    try {
+      const url = `https://127.0.0.1:${port}`;
+      await eventually(async () => (await fetch(`${url}/healthz`, { dispatcher: insecure })).status === 200, {
+        what: 'the secure port',
+      });
+      // That identity may not create TokenReviews: the scrape cannot be checked, so it is refused.
+      const r = await fetch(`${url}/metrics`, {
+        dispatcher: insecure,
+        headers: { authorization: `Bearer ${tokens.prometheus}` },
+      });
+      assert.equal(r.status, 500);
+      const reviews = kube.auth.audit.filter((e) => e.user === 'system:serviceaccount:monitoring:no-reviews');
+      assert.deepEqual(
+        reviews.map((e) => [e.verb, e.resource, e.allowed]),
+        [['create', 'tokenreviews', false]],
+      );
+    } finally {
+      await other.stop();
+    }
   });
 
   it('serves the certificate of --tls-cert-file, and refuses a key that is not its own', async () => {

@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { Agent, fetch as undiciFetch } from 'undici';
 import { isAlreadyExists, kinds, type KubeClient } from '../../kube/index.ts';
-import { testClient } from '../../kube/testing/env.ts';
+import { freePort, testClient } from '../../kube/testing/env.ts';
 import { startKubeSim, type RunningKubeSim } from '../../sim/kube/start.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { customResourceDefinitions } from '../../capo/api/index.ts';
@@ -26,17 +25,6 @@ async function run(...args: string[]) {
     signal: new AbortController().signal,
   });
   return { code, out: out.join('\n'), err: err.join('\n') };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
 }
 
 /** `shiftstack --log-format json capo ...args` as a long-running child; its warnings as they come. */
