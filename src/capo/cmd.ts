@@ -11,6 +11,7 @@ import { UsageError } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
 import { loadKubeConfig, Manager } from '../kube/index.ts';
+import { secureServing, type SecureServing } from '../kube/secure-serving.ts';
 import type { OpenStackClientOptions } from '../openstack/client.ts';
 import { registerClusterAPICoreControllers } from './controllers/capi-core.ts';
 import {
@@ -62,8 +63,14 @@ export interface CapoOptions {
   /** CAPO `--kube-api-qps` (20) and `--kube-api-burst` (30). */
   kubeApiQps: number;
   kubeApiBurst: number;
-  /** CAPO `--health-addr` (`:9440`): /healthz, /readyz and /metrics; undefined: none. */
+  /** CAPO `--health-addr` (`:9440`): /healthz and /readyz over plain HTTP, for the kubelet's probes; undefined: none. */
   health: { host: string; port: number } | undefined;
+  /**
+   * Cluster API's diagnostics flags: `--diagnostics-address` (`:8443`) serves /metrics over HTTPS to
+   * bearer tokens the API server authenticates and authorizes (`secure`); `--insecure-diagnostics`
+   * (or the deprecated `--metrics-bind-addr`) over plain HTTP to anyone. Undefined: no metrics server.
+   */
+  diagnostics?: { host: string; port: number; secure: boolean } | undefined;
   /**
    * shiftstack `--act-as-cluster-api-core`: also do what Cluster API core would (the Cluster's
    * infrastructureReady and endpoint, the Machines' owner references, providerID, addresses and
@@ -161,6 +168,7 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const registry = deps.registry ?? createRegistry();
   const lease = opts.leaseNamespace ?? leaseNamespace(process.env, serviceAccountNamespace, kubeConfig);
+  const metrics = diagnostics(opts, kubeConfig, log);
   const manager = new Manager({
     name: 'capo-controller-manager',
     kubeConfig,
@@ -170,7 +178,8 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
     burst: opts.kubeApiBurst,
     disableCacheFor: CAPO_UNCACHED_KINDS,
     ...(opts.syncPeriodMs > 0 ? { informers: { resyncPeriodMs: opts.syncPeriodMs } } : {}),
-    ...(opts.health ? { healthProbe: opts.health } : {}),
+    ...(opts.health ? { healthProbe: { ...opts.health, metrics: false } } : {}),
+    ...(metrics ? { metricsServer: metrics.serving } : {}),
     ...(deps.gracefulShutdownTimeoutMs !== undefined
       ? { gracefulShutdownTimeoutMs: deps.gracefulShutdownTimeoutMs }
       : {}),
@@ -232,7 +241,31 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
         await manager.start(signal);
       } finally {
         await scopes.close();
+        await metrics?.close();
       }
     },
   };
+}
+
+/**
+ * The metrics server as Cluster API's GetDiagnosticsOptions sets up controller-runtime's: secure
+ * serving with controller-runtime's authentication filter (a request without a token is 401; answers
+ * cached 1 minute for tokens, 5 minutes for allowed and 30 s for denied access), or plain HTTP.
+ */
+function diagnostics(opts: CapoOptions, kubeConfig: KubeConfig, log: Logger): SecureServing | undefined {
+  const d = opts.diagnostics;
+  if (!d) return undefined;
+  if (!d.secure) return { serving: { port: d.port, host: d.host }, close: () => Promise.resolve() };
+  return secureServing({
+    port: d.port,
+    host: d.host,
+    commonName: 'shiftstack-capo',
+    authentication: kubeConfig,
+    userAgent: 'shiftstack-capo-auth',
+    anonymous: false,
+    tokenCacheTtlMs: 60_000,
+    authorizedCacheTtlMs: 300_000,
+    unauthorizedCacheTtlMs: 30_000,
+    log,
+  });
 }

@@ -121,6 +121,13 @@ describe('deploy/capo manifests', () => {
       assert.ok(allows(rules, '', 'namespaces', verb));
     }
     assert.ok(allows(rules, '', 'events', 'create') && allows(rules, 'events.k8s.io', 'events', 'patch'));
+    // The diagnostics port's reviews; a role for whoever scrapes it.
+    assert.ok(allows(rules, 'authentication.k8s.io', 'tokenreviews', 'create'));
+    assert.ok(allows(rules, 'authorization.k8s.io', 'subjectaccessreviews', 'create'));
+    const reader = objs.find(
+      (o) => o.kind === 'ClusterRole' && o.metadata?.name === 'capo-metrics-reader',
+    ) as V1ClusterRole;
+    assert.deepEqual(reader.rules, [{ nonResourceURLs: ['/metrics'], verbs: ['get'] }]);
     for (const verb of ['get', 'create', 'update']) {
       assert.ok(allows(role.rules ?? [], 'coordination.k8s.io', 'leases', verb), `leases ${verb}`);
     }
@@ -169,7 +176,14 @@ describe('deploy/capo manifests', () => {
       .find((a) => a.startsWith('--health-addr='))!
       .split(':')
       .pop();
-    assert.equal(String(c.ports?.[0]?.containerPort), health);
+    assert.equal(String(c.ports?.find((p) => p.name === 'healthz')?.containerPort), health);
+    // Metrics on the diagnostics address, over HTTPS with authorization.
+    const diagnostics = args
+      .find((a) => a.startsWith('--diagnostics-address='))!
+      .split(':')
+      .pop();
+    assert.equal(String(c.ports?.find((p) => p.name === 'metrics')?.containerPort), diagnostics);
+    assert.ok(args.includes('--insecure-diagnostics=false'));
     assert.equal(c.livenessProbe?.httpGet?.path, '/healthz');
     assert.equal(c.readinessProbe?.httpGet?.path, '/readyz');
     assert.equal(CAPO_LEASE_NAME, 'controller-leader-election-capo');

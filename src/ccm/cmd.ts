@@ -8,6 +8,8 @@ import { UsageError } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
 import { loadKubeConfig, Manager } from '../kube/index.ts';
+import { secureServing, type SecureServing } from '../kube/secure-serving.ts';
+import { readServingCert, ServingCertError, type ServingCert } from '../lib/tls-cert.ts';
 import type { LoadContext } from '../openstack/config/types.ts';
 import { CcmConfigSource, rotatingClient, type OpenStackApi } from './secret-config.ts';
 import type { CcmConfig } from './config/types.ts';
@@ -73,9 +75,24 @@ export interface CcmOptions {
   concurrentNodeSyncs: number;
   /** Upstream `--concurrent-service-syncs` (1). */
   concurrentServiceSyncs?: number | undefined;
-  /** 0: no health and metrics server (as upstream `--secure-port=0`). */
+  /**
+   * The secure port: HTTPS `/healthz`, `/readyz`, `/livez` and `/metrics`, every request
+   * authenticated and authorized through the API server; 0: none (as upstream `--secure-port=0`).
+   */
   securePort: number;
   bindAddress: string;
+  /** Upstream `--tls-cert-file` / `--tls-private-key-file`; a self-signed certificate in memory without. */
+  tlsCertFile?: string | undefined;
+  tlsPrivateKeyFile?: string | undefined;
+  /** Upstream `--authentication-kubeconfig` / `--authorization-kubeconfig`: who reviews tokens and access (default: the cluster's kubeconfig). */
+  authenticationKubeconfig?: string | undefined;
+  authorizationKubeconfig?: string | undefined;
+  /** Upstream `--authorization-always-allow-paths` (`/healthz`, `/readyz`, `/livez`): served without an access review. */
+  authorizationAlwaysAllowPaths?: readonly string[] | undefined;
+  /** Upstream `--authentication-token-webhook-cache-ttl`, `--authorization-webhook-cache-authorized-ttl` / `-unauthorized-ttl` (10 s each). */
+  authenticationCacheTtlMs?: number | undefined;
+  authorizedCacheTtlMs?: number | undefined;
+  unauthorizedCacheTtlMs?: number | undefined;
   /** Upstream `--configure-cloud-routes` (true): false keeps the route controller off whatever cloud.conf says. */
   configureCloudRoutes?: boolean | undefined;
   /** Upstream `--cluster-cidr`: the pods' CIDR (one per family, comma-separated); the route controller needs it. */
@@ -98,6 +115,7 @@ export const CCM_DEFAULTS: Omit<CcmOptions, 'cloudConfig' | 'kubeconfig'> = {
   concurrentNodeSyncs: 1,
   securePort: 10258,
   bindAddress: '0.0.0.0',
+  authorizationAlwaysAllowPaths: ['/healthz', '/readyz', '/livez'],
   configureCloudRoutes: true,
   routeReconciliationPeriodMs: 10_000,
 };
@@ -183,12 +201,13 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
 
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const registry = deps.registry ?? createRegistry();
+  const secure = opts.securePort > 0 ? await securePort(opts, kubeConfig, log) : undefined;
   const manager = new Manager({
     name: 'cloud-controller-manager',
     kubeConfig,
     log,
     registry,
-    ...(opts.securePort > 0 ? { healthProbe: { port: opts.securePort, host: opts.bindAddress } } : {}),
+    ...(secure ? { healthProbe: secure.serving } : {}),
     ...(opts.leaderElect
       ? {
           leaderElection: {
@@ -217,6 +236,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
     openstack = await rotatingClient(source, { registry, log, userAgent: 'shiftstack-ccm' });
   } catch (err) {
     await manager.api.close();
+    await secure?.close();
     throw err;
   }
   const config = source.current();
@@ -227,6 +247,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   } catch (err) {
     await openstack.close();
     await manager.api.close();
+    await secure?.close();
     throw err;
   }
   if (!route) controllers.run = controllers.run.filter((n) => n !== ROUTE_CONTROLLER);
@@ -270,6 +291,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
         await manager.start(signal);
       } finally {
         await openstack.close();
+        await secure?.close();
       }
     },
   };
@@ -320,4 +342,51 @@ export function routeSetup(
     );
   }
   return { routerId, clusterCidrs, periodMs: opts.routeReconciliationPeriodMs ?? 10_000 };
+}
+
+/**
+ * Upstream's secure serving for the CCM (k8s.io/cloud-provider options): component-base's
+ * delegated authentication (a request without a token is `system:anonymous`) and authorization
+ * (`--authorization-always-allow-paths` skip the access review). The reviews go to the API server
+ * of `--authentication-kubeconfig` / `--authorization-kubeconfig`, else of the CCM's own kubeconfig
+ * (upstream looks only in-cluster, which in a pod is the same).
+ */
+async function securePort(opts: CcmOptions, kubeConfig: KubeConfig, log: Logger): Promise<SecureServing> {
+  if (!opts.tlsCertFile !== !opts.tlsPrivateKeyFile) {
+    throw new CcmUsageError(
+      '--tls-cert-file and --tls-private-key-file go together: give both, or neither for a self-signed certificate',
+    );
+  }
+  const authentication = opts.authenticationKubeconfig
+    ? loadKubeConfig(opts.authenticationKubeconfig)
+    : kubeConfig;
+  let tls: ServingCert | undefined;
+  try {
+    if (opts.tlsCertFile && opts.tlsPrivateKeyFile)
+      tls = await readServingCert(opts.tlsCertFile, opts.tlsPrivateKeyFile);
+  } catch (err) {
+    if (err instanceof ServingCertError)
+      throw new CcmUsageError(`--tls-cert-file / --tls-private-key-file: ${err.message}`);
+    throw err;
+  }
+  return secureServing({
+    port: opts.securePort,
+    host: opts.bindAddress,
+    tls,
+    commonName: 'shiftstack-ccm',
+    authentication,
+    // Each defaults to the CCM's own kubeconfig, whatever the other says.
+    authorization: opts.authorizationKubeconfig
+      ? loadKubeConfig(opts.authorizationKubeconfig)
+      : opts.authenticationKubeconfig
+        ? kubeConfig
+        : undefined,
+    userAgent: 'shiftstack-ccm-auth',
+    anonymous: true,
+    alwaysAllowPaths: opts.authorizationAlwaysAllowPaths ?? CCM_DEFAULTS.authorizationAlwaysAllowPaths,
+    tokenCacheTtlMs: opts.authenticationCacheTtlMs,
+    authorizedCacheTtlMs: opts.authorizedCacheTtlMs,
+    unauthorizedCacheTtlMs: opts.unauthorizedCacheTtlMs,
+    log,
+  });
 }

@@ -37,6 +37,7 @@ export {
   type ErrorSummary,
   type StatusReason,
 } from './errors.ts';
+export { ANONYMOUS, delegatedAuth, type DelegatedAuthOptions } from './delegated-auth.ts';
 export { EventRecorder, type EventType, type EventApi } from './events.ts';
 export {
   addFinalizer,

@@ -23,6 +23,8 @@ import type {
   V1Secret,
   V1Service,
   V1ServiceAccount,
+  V1SubjectAccessReview,
+  V1TokenReview,
 } from '@kubernetes/client-node';
 
 export type { KubernetesObject } from '@kubernetes/client-node';
@@ -129,6 +131,13 @@ export const kinds = {
   DaemonSet: builtin<V1DaemonSet>('apps/v1', 'DaemonSet', 'daemonsets'),
   EndpointSlice: builtin<V1EndpointSlice>('discovery.k8s.io/v1', 'EndpointSlice', 'endpointslices'),
   NetworkPolicy: builtin<V1NetworkPolicy>('networking.k8s.io/v1', 'NetworkPolicy', 'networkpolicies'),
+  TokenReview: builtin<V1TokenReview>('authentication.k8s.io/v1', 'TokenReview', 'tokenreviews', 'Cluster'),
+  SubjectAccessReview: builtin<V1SubjectAccessReview>(
+    'authorization.k8s.io/v1',
+    'SubjectAccessReview',
+    'subjectaccessreviews',
+    'Cluster',
+  ),
   CustomResourceDefinition: builtin<V1CustomResourceDefinition>(
     'apiextensions.k8s.io/v1',
     'CustomResourceDefinition',

@@ -1,7 +1,9 @@
-import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
+import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import { createServer as createTlsServer } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
 import type { Logger } from 'pino';
+import type { ServingCert } from './tls-cert.ts';
 
 /** A named readiness or liveness check; it resolves when healthy and throws (or rejects) with the reason otherwise. */
 export interface Check {
@@ -9,10 +11,30 @@ export interface Check {
   check: (signal: AbortSignal) => Promise<void> | void;
 }
 
+/** What a guard sees of a request. */
+export interface GuardedRequest {
+  method: string;
+  path: string;
+  /** The Authorization header, if any. */
+  authorization: string | undefined;
+}
+
+export type GuardDecision = { allowed: true } | { allowed: false; status: 401 | 403 | 500; message: string };
+
+/** Decides, before anything is served, whether a request may be (authentication and authorization). */
+export type RequestGuard = (req: GuardedRequest) => Promise<GuardDecision>;
+
 export interface HealthServerOptions {
   /** 0 picks a free port. */
   port: number;
+  /** 127.0.0.1 by default; '' is every address, as Go's `:port` (IPv6 and IPv4 where the host has both). */
   host?: string;
+  /** HTTPS with this certificate; plain HTTP without. */
+  tls?: ServingCert;
+  /** Asked for every request; none lets everyone in. */
+  guard?: RequestGuard;
+  /** What this server answers (both by default): `/metrics`, and the `/healthz`, `/livez`, `/readyz` checks. */
+  serve?: { metrics?: boolean; health?: boolean };
   registry: Registry;
   healthz?: Check[];
   readyz?: Check[];
@@ -32,41 +54,57 @@ export interface HealthServer {
 
 /**
  * Serves /metrics, /healthz and /readyz the way kube components do: 200 "ok" when every check
- * passes, 500 with one `[+]`/`[-]` line per check otherwise (or always with `?verbose`).
+ * passes, 500 with one `[+]`/`[-]` line per check otherwise (or always with `?verbose`). With `tls`
+ * and a `guard` it is a component's secure port: HTTPS, and every request authenticated and
+ * authorized first (src/kube/delegated-auth.ts).
  */
 export async function startHealthServer(options: HealthServerOptions): Promise<HealthServer> {
   const healthz = [...(options.healthz ?? [])];
   const readyz = [...(options.readyz ?? [])];
   const timeoutMs = options.checkTimeoutMs ?? 5_000;
+  const serveMetrics = options.serve?.metrics ?? true;
+  const serveHealth = options.serve?.health ?? true;
 
-  const server = createServer((req, res) => {
+  const handler = (req: IncomingMessage, res: ServerResponse) => {
     handle(req, res).catch((err: unknown) => {
       options.log?.error({ err, path: req.url }, 'health server request failed');
       if (!res.headersSent) res.writeHead(500, { 'content-type': 'text/plain' });
       res.end('internal error\n');
     });
-  });
+  };
+  const server: Server = options.tls
+    ? createTlsServer({ cert: options.tls.certPem, key: options.tls.keyPem }, handler)
+    : createServer(handler);
 
   async function handle(req: IncomingMessage, res: ServerResponse) {
     const url = new URL(req.url ?? '/', 'http://localhost');
+    if (options.guard) {
+      const decision = await options.guard({
+        method: req.method ?? 'GET',
+        path: url.pathname,
+        authorization: req.headers.authorization,
+      });
+      if (!decision.allowed) {
+        res
+          .writeHead(decision.status, { 'content-type': 'text/plain; charset=utf-8' })
+          .end(`${decision.message}\n`);
+        return;
+      }
+    }
     if (req.method !== 'GET' && req.method !== 'HEAD') {
       res.writeHead(405, { allow: 'GET, HEAD', 'content-type': 'text/plain' }).end('method not allowed\n');
       return;
     }
-    switch (url.pathname) {
-      case '/metrics': {
-        const body = await options.registry.metrics();
-        res.writeHead(200, { 'content-type': options.registry.contentType }).end(body);
-        return;
-      }
-      case '/healthz':
-      case '/livez':
-        return respondChecks(res, healthz, url.searchParams.has('verbose'));
-      case '/readyz':
-        return respondChecks(res, readyz, url.searchParams.has('verbose'));
-      default:
-        res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
+    const path = url.pathname;
+    if (serveMetrics && path === '/metrics') {
+      const body = await options.registry.metrics();
+      res.writeHead(200, { 'content-type': options.registry.contentType }).end(body);
+      return;
     }
+    if (serveHealth && (path === '/healthz' || path === '/livez'))
+      return respondChecks(res, healthz, url.searchParams.has('verbose'));
+    if (serveHealth && path === '/readyz') return respondChecks(res, readyz, url.searchParams.has('verbose'));
+    res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   }
 
   async function respondChecks(res: ServerResponse, checks: Check[], verbose: boolean) {
@@ -82,16 +120,19 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
 
   await new Promise<void>((resolve, reject) => {
     server.once('error', reject);
-    server.listen(options.port, options.host ?? '127.0.0.1', () => {
+    const listening = () => {
       server.off('error', reject);
       resolve();
-    });
+    };
+    const host = options.host ?? '127.0.0.1';
+    if (host === '') server.listen(options.port, listening);
+    else server.listen(options.port, host, listening);
   });
   const address = server.address() as AddressInfo;
   const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
 
   return {
-    url: `http://${host}:${address.port}`,
+    url: `${options.tls ? 'https' : 'http'}://${host}:${address.port}`,
     port: address.port,
     addReadyzCheck: (c) => void readyz.push(c),
     addHealthzCheck: (c) => void healthz.push(c),

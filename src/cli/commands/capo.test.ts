@@ -1,12 +1,12 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { mkdtemp, rm } from 'node:fs/promises';
-import { createServer } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
+import { Agent, fetch as undiciFetch } from 'undici';
 import { isAlreadyExists, kinds, type KubeClient } from '../../kube/index.ts';
-import { testClient } from '../../kube/testing/env.ts';
+import { freePort, testClient } from '../../kube/testing/env.ts';
 import { startKubeSim, type RunningKubeSim } from '../../sim/kube/start.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { customResourceDefinitions } from '../../capo/api/index.ts';
@@ -26,17 +26,6 @@ async function run(...args: string[]) {
     signal: new AbortController().signal,
   });
   return { code, out: out.join('\n'), err: err.join('\n') };
-}
-
-function freePort(): Promise<number> {
-  return new Promise((resolve, reject) => {
-    const s = createServer();
-    s.once('error', reject);
-    s.listen(0, '127.0.0.1', () => {
-      const addr = s.address();
-      s.close(() => resolve(typeof addr === 'object' && addr ? addr.port : 0));
-    });
-  });
 }
 
 /** `shiftstack --log-format json capo ...args` as a long-running child; its warnings as they come. */
@@ -106,6 +95,8 @@ describe('shiftstack capo', () => {
       '--kube-api-qps <n>',
       '--kube-api-burst <n>',
       '--health-addr <address>',
+      '--diagnostics-address <address>',
+      '--insecure-diagnostics [bool]',
       '--act-as-cluster-api-core [bool]',
     ]) {
       assert.ok(help.includes(flag), flag);
@@ -114,6 +105,7 @@ describe('shiftstack capo', () => {
     assert.match(help, /--scope-cache-max-size <n> .*\(default: 10\)/);
     assert.match(help, /--sync-period <duration> .*\(default: "10m0s"\)/);
     assert.match(help, /--health-addr <address> .*\(default: ":9440"\)/);
+    assert.match(help, /--diagnostics-address <address> .*\(default: ":8443"\)/);
     assert.match(help, /--leader-elect \[bool\] .*\(default: false\)/);
     assert.match(help, /--act-as-cluster-api-core \[bool\] .*\(default: false\)/);
   });
@@ -182,8 +174,9 @@ describe('shiftstack capo', () => {
     );
   });
 
-  it("runs with CAPO's Deployment arguments: warns about the unsupported ones, leads on its Lease, serves health, stops on SIGTERM", async () => {
+  it("runs with CAPO's Deployment arguments: warns about the unsupported ones, leads on its Lease, serves health and secure metrics, stops on SIGTERM", async () => {
     const port = await freePort();
+    const diagnostics = await freePort();
     await api.create(kinds.Namespace, {
       apiVersion: 'v1',
       kind: 'Namespace',
@@ -192,7 +185,7 @@ describe('shiftstack capo', () => {
     const capo = spawnCapo(
       [
         '--leader-elect',
-        '--diagnostics-address=:8443',
+        `--diagnostics-address=127.0.0.1:${diagnostics}`,
         '--insecure-diagnostics=false',
         '--v=2',
         `--kubeconfig=${kube.kubeconfigPath}`,
@@ -224,14 +217,26 @@ describe('shiftstack capo', () => {
         { timeoutMs: 30_000, intervalMs: 100, what: '/readyz 200' },
       );
       assert.equal(health!.status, 200);
-      const metrics = await (await fetch(`http://127.0.0.1:${port}/metrics`)).text();
-      assert.match(
-        metrics,
-        /controller_runtime_max_concurrent_reconciles\{controller="openstackmachine"\} 4/,
-      );
+      // Metrics are not on the probes' port but on the diagnostics address: HTTPS, a token required.
+      assert.equal((await fetch(`http://127.0.0.1:${port}/metrics`)).status, 404);
+      const secure = new Agent({ connect: { rejectUnauthorized: false } });
+      try {
+        const url = `https://127.0.0.1:${diagnostics}/metrics`;
+        assert.equal((await undiciFetch(url, { dispatcher: secure })).status, 401);
+        const metrics = await undiciFetch(url, {
+          dispatcher: secure,
+          headers: { authorization: `Bearer ${kube.token}` },
+        });
+        assert.equal(metrics.status, 200);
+        assert.match(
+          await metrics.text(),
+          /controller_runtime_max_concurrent_reconciles\{controller="openstackmachine"\} 4/,
+        );
+      } finally {
+        await secure.close();
+      }
       const named = capo.warnings.map((w) => /^(.*?) is not supported yet/.exec(w)?.[1] ?? w);
-      assert.deepEqual(named, ['--v=2', '--diagnostics-address=:8443', '--insecure-diagnostics=false']);
-      assert.match(capo.warnings[1]!, /--health-addr/);
+      assert.deepEqual(named, ['--v=2']);
     } catch (err) {
       throw new Error(`${(err as Error).message}\n${capo.stderr()}`, { cause: err });
     } finally {

@@ -3,19 +3,24 @@
  * (its `main.go`). Flag errors exit 2 with what to fix; the process runs until SIGTERM/SIGINT and
  * exits non-zero when it loses its lease.
  *
- * CAPO's other flags (webhooks, diagnostics, TLS, klog) are accepted so an existing Deployment
+ * CAPO's other flags (webhooks, TLS, klog) are accepted so an existing Deployment
  * keeps working; each one given is named in a warning saying shiftstack does not support it yet
  * and what it does instead. Two are refused: `--namespace` and `--watch-filter` narrow what a
  * CAPO instance acts on, and ignoring them would act on objects another instance owns.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { buildCapo, CAPO_DEFAULTS, CAPO_LEASE_NAME, listenAddress } from '../../capo/cmd.ts';
+import {
+  buildCapo,
+  CAPO_DEFAULTS,
+  CAPO_LEASE_NAME,
+  listenAddress,
+  type CapoOptions,
+} from '../../capo/cmd.ts';
 import { loadKubeConfig } from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
 import { acceptEveryFlag, Inputs } from '../inputs.ts';
 import {
   addCompatOptions,
-  bool,
   compatWarnings as warningsFor,
   durationFlag,
   goBool,
@@ -43,6 +48,9 @@ interface Flags {
   kubeApiQps: number;
   kubeApiBurst: number;
   healthAddr: string;
+  diagnosticsAddress: string;
+  insecureDiagnostics: boolean;
+  metricsBindAddr?: string;
   actAsClusterApiCore: boolean;
   namespace?: string;
   watchFilter?: string;
@@ -57,22 +65,18 @@ function positiveNumber(value: string): number {
 
 const WEBHOOKS =
   'shiftstack capo serves no admission webhooks: its controllers refuse changes to immutable fields themselves (condition SpecAccepted=False and a Warning Event)';
-const DIAGNOSTICS =
-  '/metrics is served with /healthz and /readyz on --health-addr, over plain HTTP without authentication';
+const TLS = 'webhooks are not served, and the diagnostics port serves TLS 1.2 and 1.3 with Node.js defaults';
 /**
  * Flags of CAPO's manager (CAPO main.go, CAPI's diagnostics flags, component-base logs, klog) that
  * shiftstack does not support yet; see upstream-flags.ts.
  */
 export const CAPO_COMPAT_FLAGS: readonly CompatFlag[] = [
   value('v', LOGS),
-  value('diagnostics-address', DIAGNOSTICS),
-  bool('insecure-diagnostics', DIAGNOSTICS),
-  value('metrics-bind-addr', DIAGNOSTICS),
   value('webhook-port', WEBHOOKS, (v) => v === '0'),
   value('webhook-cert-dir', WEBHOOKS),
-  value('tls-min-version', WEBHOOKS),
-  value('tls-max-version', WEBHOOKS),
-  value('tls-cipher-suites', WEBHOOKS),
+  value('tls-min-version', TLS),
+  value('tls-max-version', TLS),
+  value('tls-cipher-suites', TLS),
   value('profiler-address', 'there is no pprof endpoint', (v) => v === ''),
   value(
     'lb-provider',
@@ -100,10 +104,20 @@ function addCompatFlags(cmd: Command): Command {
   addCompatOptions(cmd, CAPO_COMPAT_FLAGS);
   return cmd.addHelpText(
     'after',
-    "\nCAPO's other flags (--diagnostics-address, --insecure-diagnostics, --webhook-port, --webhook-cert-dir, " +
+    "\nCAPO's other flags (--webhook-port, --webhook-cert-dir, " +
       '--tls-*, --v and the klog flags, --feature-gates, …) are accepted so existing Deployments keep working; ' +
       'each one given is named in a warning at startup. --namespace and --watch-filter are refused.',
   );
+}
+
+/** Cluster API's GetDiagnosticsOptions: the deprecated address wins, insecure; else the diagnostics address. */
+function diagnosticsFlags(flags: Flags): CapoOptions['diagnostics'] {
+  if (flags.metricsBindAddr) {
+    const at = listenAddress('--metrics-bind-addr', flags.metricsBindAddr);
+    return at && { ...at, secure: false };
+  }
+  const at = listenAddress('--diagnostics-address', flags.diagnosticsAddress);
+  return at && { ...at, secure: !flags.insecureDiagnostics };
 }
 
 /** `shiftstack capo`'s flags and action, on the command main.ts made (name and description). */
@@ -163,8 +177,27 @@ export function configureCapo(command: Command, ctx: CliContext): void {
     .option('--kube-api-burst <n>', 'Kubernetes API requests in one burst', intFlag(1), d.kubeApiBurst)
     .option(
       '--health-addr <address>',
-      'where /healthz, /readyz and /metrics are served (plain HTTP); 0 turns it off',
+      'where /healthz and /readyz are served (plain HTTP); 0 turns it off',
       ':9440',
+    )
+    .option(
+      '--diagnostics-address <address>',
+      'where /metrics is served: HTTPS, to bearer tokens the API server authorizes for it (nonResourceURLs /metrics, get); 0 turns it off',
+      ':8443',
+    )
+    .addOption(
+      new Option(
+        '--insecure-diagnostics [bool]',
+        'serve --diagnostics-address over plain HTTP, without authentication or authorization',
+      )
+        .default(false)
+        .argParser(goBool),
+    )
+    .addOption(
+      new Option(
+        '--metrics-bind-addr <address>',
+        "Cluster API's deprecated flag: /metrics over plain HTTP there, without authentication (use --diagnostics-address)",
+      ).hideHelp(),
     )
     .addOption(
       new Option(
@@ -219,6 +252,7 @@ export function configureCapo(command: Command, ctx: CliContext): void {
         kubeApiQps: flags.kubeApiQps,
         kubeApiBurst: flags.kubeApiBurst,
         health: inputs.check(() => listenAddress('--health-addr', flags.healthAddr)),
+        diagnostics: inputs.check(() => diagnosticsFlags(flags)),
         actAsClusterAPICore: flags.actAsClusterApiCore,
       };
       const kubeConfig = inputs.check(() => loadKubeConfig(flags.kubeconfig));

@@ -3,6 +3,7 @@
  * (openstack-cloud-controller-manager's). Flag and config errors exit 2 with what to fix; the
  * process runs until SIGTERM/SIGINT and exits non-zero when it loses its lease.
  */
+import { existsSync } from 'node:fs';
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import {
   buildCcm,
@@ -53,6 +54,14 @@ interface Flags {
   routeReconciliationPeriod: string;
   securePort: number;
   bindAddress: string;
+  tlsCertFile?: string;
+  tlsPrivateKeyFile?: string;
+  authenticationKubeconfig?: string;
+  authorizationKubeconfig?: string;
+  authorizationAlwaysAllowPaths: string[];
+  authenticationTokenWebhookCacheTtl: string;
+  authorizationWebhookCacheAuthorizedTtl: string;
+  authorizationWebhookCacheUnauthorizedTtl: string;
 }
 
 function boolFlag(value: string): boolean {
@@ -67,11 +76,22 @@ function listFlag(value: string, previous: string[] | undefined): string[] {
   return previous && previous !== CCM_DEFAULTS.controllers ? [...previous, ...items] : items;
 }
 
+/** `/a,/b` and repeated flags add up; the default is replaced by the first explicit value. */
+function pathsFlag(value: string, previous: string[] | undefined): string[] {
+  const items = value
+    .split(',')
+    .map((s) => s.trim())
+    .filter(Boolean);
+  return previous && previous !== CCM_DEFAULTS.authorizationAlwaysAllowPaths
+    ? [...previous, ...items]
+    : items;
+}
+
 const NO_SERVER = (_: unknown, f: Flags) => f.securePort === 0;
 const SERVING =
-  '/healthz, /readyz and /metrics are served over plain HTTP on --bind-address:--secure-port, without TLS; keep them on 127.0.0.1 or set --secure-port=0';
+  'the secure port serves TLS 1.2 and 1.3 with Node.js defaults, from --tls-cert-file or a self-signed certificate kept in memory (never written to --cert-dir)';
 const AUTH =
-  '/healthz, /readyz and /metrics are served without authentication or authorization; anyone who reaches --bind-address:--secure-port can read them';
+  'the secure port authenticates bearer tokens only (TokenReview), not client certificates or front-proxy headers';
 const IPAM =
   "shiftstack has no node IPAM controller; Nodes' podCIDRs come from kube-controller-manager or the network plugin";
 
@@ -124,18 +144,15 @@ export const COMPAT_FLAGS: readonly CompatFlag<Flags>[] = [
   value('debug-socket-path', 'there are no /debug/pprof endpoints'),
   value('user-agent', 'OpenStack requests carry the User-Agent shiftstack-ccm'),
   value('cert-dir', SERVING, NO_SERVER),
-  value('tls-cert-file', SERVING, NO_SERVER),
-  value('tls-private-key-file', SERVING, NO_SERVER),
   value('tls-cipher-suites', SERVING, NO_SERVER),
   value('tls-min-version', SERVING, NO_SERVER),
   value('tls-sni-cert-key', SERVING, NO_SERVER),
   value('http2-max-streams-per-connection', SERVING, NO_SERVER),
   bool('permit-port-sharing', SERVING, NO_SERVER),
   bool('permit-address-sharing', SERVING, NO_SERVER),
-  value('authentication-kubeconfig', AUTH, NO_SERVER),
-  bool('authentication-skip-lookup', AUTH, NO_SERVER),
-  value('authentication-token-webhook-cache-ttl', AUTH, NO_SERVER),
-  bool('authentication-tolerate-lookup-failure', AUTH, NO_SERVER),
+  // Client CAs are never looked up (no client-certificate authentication), so skipping or tolerating that is what happens anyway.
+  bool('authentication-skip-lookup', AUTH, (v, f) => NO_SERVER(v, f) || goBool(v)),
+  bool('authentication-tolerate-lookup-failure', AUTH, () => true),
   value('client-ca-file', AUTH, NO_SERVER),
   value('requestheader-allowed-names', AUTH, NO_SERVER),
   value('requestheader-client-ca-file', AUTH, NO_SERVER),
@@ -143,10 +160,6 @@ export const COMPAT_FLAGS: readonly CompatFlag<Flags>[] = [
   value('requestheader-group-headers', AUTH, NO_SERVER),
   value('requestheader-username-headers', AUTH, NO_SERVER),
   value('requestheader-uid-headers', AUTH, NO_SERVER),
-  value('authorization-kubeconfig', AUTH, NO_SERVER),
-  value('authorization-always-allow-paths', AUTH, NO_SERVER),
-  value('authorization-webhook-cache-authorized-ttl', AUTH, NO_SERVER),
-  value('authorization-webhook-cache-unauthorized-ttl', AUTH, NO_SERVER),
   value('webhooks', 'shiftstack ccm serves no admission webhooks'),
   value('webhook-bind-address', 'shiftstack ccm serves no admission webhooks'),
   value('webhook-secure-port', 'shiftstack ccm serves no admission webhooks'),
@@ -194,7 +207,7 @@ function addCompatFlags(cmd: Command): Command {
   return cmd.addHelpText(
     'after',
     '\nThe other flags of openstack-cloud-controller-manager (--cloud-provider=openstack, --v, ' +
-      '--use-service-account-credentials, --feature-gates, --tls-*, --authentication-*, --authorization-*, ' +
+      '--use-service-account-credentials, --feature-gates, --cert-dir, --tls-min-version, --client-ca-file, --requestheader-*, ' +
       'klog flags, …) are accepted so existing Deployments keep working; each one that changes nothing ' +
       'here is named in a warning at startup.',
   );
@@ -275,11 +288,41 @@ export function configureCcm(command: Command, ctx: CliContext): void {
     )
     .option(
       '--secure-port <port>',
-      'port of /healthz, /readyz and /metrics (plain HTTP); 0 disables them',
+      'HTTPS port of /healthz, /readyz, /livez and /metrics, each request authenticated and authorized through the API server; 0 disables it',
       intFlag(0),
       d.securePort,
     )
     .option('--bind-address <address>', 'address of that port', d.bindAddress)
+    .option(
+      '--tls-cert-file <file>',
+      'PEM certificate (chain) of the secure port (default: self-signed, in memory)',
+    )
+    .option('--tls-private-key-file <file>', 'PEM private key of --tls-cert-file')
+    .option(
+      '--authentication-kubeconfig <file>',
+      "kubeconfig of the API server that reviews bearer tokens (TokenReview); default: the CCM's own",
+    )
+    .option(
+      '--authorization-kubeconfig <file>',
+      "kubeconfig of the API server that reviews access (SubjectAccessReview); default: the CCM's own",
+    )
+    .option(
+      '--authorization-always-allow-paths <paths>',
+      'paths served without an access review (comma-separated, repeatable)',
+      pathsFlag,
+      d.authorizationAlwaysAllowPaths as string[],
+    )
+    .option('--authentication-token-webhook-cache-ttl <duration>', 'how long token reviews are cached', '10s')
+    .option(
+      '--authorization-webhook-cache-authorized-ttl <duration>',
+      'how long allowed access reviews are cached',
+      '10s',
+    )
+    .option(
+      '--authorization-webhook-cache-unauthorized-ttl <duration>',
+      'how long denied access reviews are cached',
+      '10s',
+    )
     .action(async (flags: Flags, cmd: Command) => {
       // Every input is checked before anything starts; all problems are reported together.
       const inputs = new Inputs('shiftstack ccm', cmd);
@@ -317,7 +360,38 @@ export function configureCcm(command: Command, ctx: CliContext): void {
         ),
         securePort: flags.securePort,
         bindAddress: flags.bindAddress,
+        tlsCertFile: flags.tlsCertFile,
+        tlsPrivateKeyFile: flags.tlsPrivateKeyFile,
+        authenticationKubeconfig: flags.authenticationKubeconfig,
+        authorizationKubeconfig: flags.authorizationKubeconfig,
+        authorizationAlwaysAllowPaths: flags.authorizationAlwaysAllowPaths,
+        authenticationCacheTtlMs: duration(
+          '--authentication-token-webhook-cache-ttl',
+          flags.authenticationTokenWebhookCacheTtl,
+        ),
+        authorizedCacheTtlMs: duration(
+          '--authorization-webhook-cache-authorized-ttl',
+          flags.authorizationWebhookCacheAuthorizedTtl,
+        ),
+        unauthorizedCacheTtlMs: duration(
+          '--authorization-webhook-cache-unauthorized-ttl',
+          flags.authorizationWebhookCacheUnauthorizedTtl,
+        ),
       };
+      if (!opts.tlsCertFile !== !opts.tlsPrivateKeyFile)
+        inputs.add(
+          '--tls-cert-file and --tls-private-key-file go together. Fix: give both, or neither for a self-signed certificate',
+        );
+      for (const [flag, file] of [
+        ['--authentication-kubeconfig', opts.authenticationKubeconfig],
+        ['--authorization-kubeconfig', opts.authorizationKubeconfig],
+      ] as const) {
+        if (file && !existsSync(file))
+          inputs.add(
+            `${flag} ${file}: does not exist. Fix: check the path, or leave the flag out to use the ccm's own kubeconfig`,
+          );
+        else if (file) inputs.check(() => loadKubeConfig(file));
+      }
       const controllers = inputs.check(() => selectControllers(opts.controllers));
       const cidrs = opts.clusterCidr === undefined || inputs.check(() => clusterCidrFlag(opts.clusterCidr!));
       const kubeConfig = inputs.check(() => loadKubeConfig(flags.kubeconfig));

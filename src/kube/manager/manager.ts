@@ -19,7 +19,8 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startHealthServer, type HealthServer } from '../../lib/health-server.ts';
+import { startHealthServer, type HealthServer, type RequestGuard } from '../../lib/health-server.ts';
+import type { ServingCert } from '../../lib/tls-cert.ts';
 import { createLogger, type Logger } from '../../lib/log.ts';
 import { createRegistry, type Registry } from '../../lib/metrics.ts';
 import { SharedInformers, type InformerDefaults } from '../cache/shared.ts';
@@ -46,6 +47,16 @@ export interface ManagerLeaderElection extends Partial<LeaderElectionConfig> {
   leaseNamespace?: string;
 }
 
+/** Where and how one of the manager's HTTP servers listens. */
+export interface ServingOptions {
+  port: number;
+  host?: string;
+  /** HTTPS with this certificate; plain HTTP without. */
+  tls?: ServingCert;
+  /** Authentication and authorization of every request (`delegatedAuth`); none lets everyone in. */
+  guard?: RequestGuard;
+}
+
 export interface ManagerOptions {
   /** The component's name: Event reporter, default lease name, log field. */
   name: string;
@@ -63,8 +74,10 @@ export interface ManagerOptions {
    * `CacheOptions.DisableFor`): Secrets, so credentials are not kept in memory.
    */
   disableCacheFor?: readonly ResourceType[];
-  /** Serve /healthz, /readyz, /metrics here; none when absent. */
-  healthProbe?: { port: number; host?: string };
+  /** Serve /healthz, /readyz and (unless `metrics: false`) /metrics here; none when absent. */
+  healthProbe?: ServingOptions & { metrics?: boolean };
+  /** Serve /metrics alone here (controller-runtime's metrics server); none when absent. */
+  metricsServer?: ServingOptions;
   /** Campaign for a Lease before running controllers; off when absent. */
   leaderElection?: ManagerLeaderElection;
   /** KEP-2436: which of this component's controllers run under the migration lease. */
@@ -110,6 +123,8 @@ export class Manager implements ControllerHost {
   readonly clock: Clock;
   /** The health server's URL once started. */
   healthUrl: string | undefined;
+  /** The metrics server's URL once started. */
+  metricsUrl: string | undefined;
   private readonly opts: ManagerOptions;
   private readonly leaseConfig: LeaderElectionConfig | undefined;
   /** Leader election's own client: its rate limiter never has the controllers' writes in front of a renewal. */
@@ -210,8 +225,8 @@ export class Manager implements ControllerHost {
     let health: HealthServer | undefined;
     if (this.opts.healthProbe) {
       health = await startHealthServer({
-        port: this.opts.healthProbe.port,
-        ...(this.opts.healthProbe.host ? { host: this.opts.healthProbe.host } : {}),
+        ...serving(this.opts.healthProbe),
+        serve: { metrics: this.opts.healthProbe.metrics ?? true, health: true },
         registry: this.registry,
         log: this.log,
         healthz: [{ name: 'ping', check: () => {} }],
@@ -227,6 +242,22 @@ export class Manager implements ControllerHost {
         ],
       });
       this.healthUrl = health.url;
+    }
+    let metrics: HealthServer | undefined;
+    if (this.opts.metricsServer) {
+      try {
+        metrics = await startHealthServer({
+          ...serving(this.opts.metricsServer),
+          serve: { metrics: true, health: false },
+          registry: this.registry,
+          log: this.log,
+        });
+      } catch (err) {
+        // A taken port: nothing of ours stays open.
+        await health?.close();
+        throw err;
+      }
+      this.metricsUrl = metrics.url;
     }
 
     const informersDone = this.informers.start(informersStop.signal);
@@ -352,6 +383,7 @@ export class Manager implements ControllerHost {
     informersStop.abort(new Error('manager stopped'));
     await informersDone;
     await health?.close();
+    await metrics?.close();
     if (!this.opts.client) await this.api.close();
     await this.electionClient?.close();
     this.log.info('stopped');
@@ -369,4 +401,14 @@ export class Manager implements ControllerHost {
     await Promise.race([p, new Promise<void>((resolve) => (cancel = this.clock.setTimer(ms, resolve)))]);
     cancel();
   }
+}
+
+function serving(o: ServingOptions) {
+  return {
+    port: o.port,
+    // '' is every address (`--health-addr=:9440`), not the loopback default.
+    ...(o.host !== undefined ? { host: o.host } : {}),
+    ...(o.tls ? { tls: o.tls } : {}),
+    ...(o.guard ? { guard: o.guard } : {}),
+  };
 }

@@ -2,6 +2,7 @@
  * Helpers for the runtime's tests. The emulator itself is started by each test file (only
  * `*.test.ts` files may reach src/sim); these helpers take what it gives: a kubeconfig path.
  */
+import { createServer, type AddressInfo } from 'node:net';
 import { KubeConfig, type V1CustomResourceDefinition } from '@kubernetes/client-node';
 import { KubeClient, type KubeClientOptions } from '../client.ts';
 import { resourceType, type KubernetesObject } from '../resource.ts';
@@ -11,6 +12,38 @@ export function kubeConfigFrom(path: string): KubeConfig {
   const kc = new KubeConfig();
   kc.loadFromFile(path);
   return kc;
+}
+
+/**
+ * The kubeconfig at `path` with its user's credential replaced by `token` (a ServiceAccount token
+ * the Kubernetes emulator issued): the identity a pod running as that ServiceAccount would have.
+ */
+export function kubeConfigWithToken(path: string, token: string): KubeConfig {
+  const base = kubeConfigFrom(path);
+  const user = base.getCurrentUser();
+  const kc = new KubeConfig();
+  kc.loadFromOptions({
+    clusters: base.clusters,
+    contexts: base.contexts,
+    currentContext: base.getCurrentContext(),
+    users: base.users.map((u) => (u.name === user?.name ? { name: u.name, token } : u)),
+  });
+  return kc;
+}
+
+/**
+ * A loopback port free right now, for a server that cannot be told "any port" (a flag where 0
+ * means off, as `--secure-port`).
+ */
+export async function freePort(): Promise<number> {
+  const server = createServer();
+  await new Promise<void>((resolve, reject) => {
+    server.once('error', reject);
+    server.listen(0, '127.0.0.1', resolve);
+  });
+  const { port } = server.address() as AddressInfo;
+  await new Promise<void>((resolve) => server.close(() => resolve()));
+  return port;
 }
 
 /** A client without the default QPS limit, so tests are not slowed by it (unless they test it). */

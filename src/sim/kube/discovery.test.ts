@@ -24,6 +24,8 @@ describe('kube emulator: discovery and OpenAPI', () => {
       [
         'apps',
         'events.k8s.io',
+        'authentication.k8s.io',
+        'authorization.k8s.io',
         'coordination.k8s.io',
         'discovery.k8s.io',
         'networking.k8s.io',

@@ -5,7 +5,9 @@
  * server.ts; this class is also usable in-process.
  */
 import type { Logger } from 'pino';
+import { Auth } from './auth/auth.ts';
 import { builtinResources } from './builtins/index.ts';
+import { reviewResources } from './builtins/reviews.ts';
 import { kubernetesService, ServiceAllocations } from './builtins/services.ts';
 import { DEFAULT_VERSION, type VersionInfo } from './discovery.ts';
 import { apiErrors } from './errors.ts';
@@ -51,6 +53,8 @@ export class KubeEmulator {
   readonly controllers: Controllers;
   readonly reactors = new Reactors();
   readonly services: ServiceAllocations;
+  /** Tokens, RBAC authorization of non-admin requests and their audit record. */
+  readonly auth: Auth;
   readonly version: VersionInfo;
   readonly log: Logger | undefined;
   readonly now: () => Date;
@@ -64,13 +68,20 @@ export class KubeEmulator {
       serviceCIDR: options.serviceCIDR ?? '10.96.0.0/12',
       nodePortRange: options.nodePortRange ?? [30000, 32767],
     });
-    for (const def of builtinResources()) this.registry.add(def);
     this.rest = new Rest({
       store: this.store,
       registry: this.registry,
       services: this.services,
       now: this.now,
     });
+    const rbac = (resource: string, namespace?: string) =>
+      this.rest.list(this.resource('rbac.authorization.k8s.io/v1', resource), namespace, {}).items;
+    this.auth = new Auth({
+      rbac: { list: rbac },
+      serviceAccount: (namespace, name) =>
+        this.rest.getStored(this.resource('v1', 'serviceaccounts'), namespace, name),
+    });
+    for (const def of [...builtinResources(), ...reviewResources(this.auth)]) this.registry.add(def);
     this.watches = new WatchHub(this.store, {
       bookmarkIntervalMs: options.bookmarkIntervalMs ?? 60_000,
       maxBufferedBytes: options.watchBufferBytes ?? 64 * 1024 * 1024,

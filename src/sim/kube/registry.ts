@@ -9,6 +9,8 @@ import type { ResourceDef } from './types.ts';
 const GROUP_ORDER = [
   'apps',
   'events.k8s.io',
+  'authentication.k8s.io',
+  'authorization.k8s.io',
   'coordination.k8s.io',
   'discovery.k8s.io',
   'networking.k8s.io',

@@ -476,6 +476,7 @@ export class Rest {
 
   create(def: ResourceDef, namespace: string, body: unknown, opts: InternalWrite): WriteResult {
     const wire = this.decodeBody(def, body, 'kind');
+    if (def.review) return { code: 201, object: def.review(wire), warnings: [] };
     this.checkNamespace(def, wire, namespace);
     if (asString(metaOf(wire).resourceVersion)) {
       throw apiErrors.internal('resourceVersion should not be set on objects to be created');

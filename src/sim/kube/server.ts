@@ -16,6 +16,7 @@ import {
   apiVersions,
   versionDoc,
 } from './discovery.ts';
+import { ADMIN_USER } from './auth/auth.ts';
 import type { KubeEmulator } from './emulator.ts';
 import { apiErrors, isStatusError, StatusError } from './errors.ts';
 import { isObj, type Obj } from './json.ts';
@@ -129,6 +130,7 @@ export class KubeHttp {
   constructor(em: KubeEmulator, options: ServerOptions) {
     this.em = em;
     this.token = options.token;
+    em.auth.addStaticToken(options.token, ADMIN_USER);
   }
 
   /** Listens on loopback; with a certificate, over HTTPS (kubectl sends tokens only over TLS). */
@@ -205,7 +207,7 @@ export class KubeHttp {
     this.send(res, 500, e.status);
   }
 
-  private authenticate(req: IncomingMessage, path: string): void {
+  private authenticate(req: IncomingMessage, url: URL, path: string): void {
     const h = req.headers.authorization;
     if (h === undefined) {
       if (
@@ -223,7 +225,9 @@ export class KubeHttp {
       );
     }
     const m = /^Bearer\s+(.+)$/i.exec(h);
-    if (!m || m[1] !== this.token) throw apiErrors.unauthorized();
+    if (m?.[1] === this.token) return;
+    // Any other token (a ServiceAccount's) is held to RBAC.
+    this.em.auth.admit(m?.[1], req.method ?? 'GET', url);
   }
 
   private async readBody(req: IncomingMessage): Promise<string> {
@@ -258,7 +262,7 @@ export class KubeHttp {
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const path = url.pathname.replace(/\/+$/, '') || '/';
-    this.authenticate(req, path);
+    this.authenticate(req, url, path);
     const method = req.method ?? 'GET';
     const accept = req.headers.accept;
 

@@ -1,129 +1,13 @@
 /**
- * A self-signed serving certificate for the emulator, made with node:crypto alone (an EC P-256
- * key and a hand-encoded X.509 v3 certificate). HTTPS matters beyond realism: kubectl sends a
- * kubeconfig's bearer token only over TLS. The certificate is its own CA (basicConstraints
- * CA:TRUE), valid for localhost, 127.0.0.1 and ::1, and goes into the kubeconfig as
+ * The emulator's serving certificate: self-signed (src/lib/tls-cert.ts), valid for the loopback
+ * names and the host it listens on. HTTPS matters beyond realism: kubectl sends a kubeconfig's
+ * bearer token only over TLS, and the certificate goes into the kubeconfig as
  * `certificate-authority-data`, so clients verify the server instead of skipping verification.
  */
-import { createPrivateKey, generateKeyPairSync, randomBytes, sign } from 'node:crypto';
-import { isIPv4, isIPv6 } from 'node:net';
+import { selfSignedCert as make, type ServingCert } from '../../lib/tls-cert.ts';
 
-export interface ServingCert {
-  keyPem: string;
-  certPem: string;
-}
+export type { ServingCert } from '../../lib/tls-cert.ts';
 
-function len(n: number): Buffer {
-  if (n < 0x80) return Buffer.from([n]);
-  const bytes: number[] = [];
-  for (let v = n; v > 0; v = Math.floor(v / 256)) bytes.unshift(v % 256);
-  return Buffer.from([0x80 | bytes.length, ...bytes]);
-}
-
-function tlv(tag: number, content: Buffer): Buffer {
-  return Buffer.concat([Buffer.from([tag]), len(content.length), content]);
-}
-
-const seq = (...parts: Buffer[]) => tlv(0x30, Buffer.concat(parts));
-const set = (...parts: Buffer[]) => tlv(0x31, Buffer.concat(parts));
-const explicit = (n: number, content: Buffer) => tlv(0xa0 + n, content);
-const octets = (b: Buffer) => tlv(0x04, b);
-const bits = (b: Buffer, unused = 0) => tlv(0x03, Buffer.concat([Buffer.from([unused]), b]));
-const bool = (v: boolean) => tlv(0x01, Buffer.from([v ? 0xff : 0]));
-const utf8 = (s: string) => tlv(0x0c, Buffer.from(s, 'utf8'));
-
-/** A non-negative DER INTEGER from big-endian bytes. */
-export function integer(b: Buffer): Buffer {
-  // DER wants the minimal encoding: a random serial starting with 0x00 must lose it, or OpenSSL
-  // refuses the certificate ("illegal padding") once in 256 runs.
-  let start = 0;
-  while (start < b.length - 1 && b[start] === 0) start++;
-  const digits = b.subarray(start);
-  // DER integers are signed: a set high bit needs a leading zero to stay positive.
-  const body = (digits[0] ?? 0) & 0x80 ? Buffer.concat([Buffer.from([0]), digits]) : digits;
-  return tlv(0x02, body.length > 0 ? body : Buffer.from([0]));
-}
-
-function oid(dotted: string): Buffer {
-  const parts = dotted.split('.').map(Number);
-  const out: number[] = [(parts[0] ?? 0) * 40 + (parts[1] ?? 0)];
-  for (const p of parts.slice(2)) {
-    const stack: number[] = [p & 0x7f];
-    for (let v = Math.floor(p / 128); v > 0; v = Math.floor(v / 128)) stack.unshift((v & 0x7f) | 0x80);
-    out.push(...stack);
-  }
-  return tlv(0x06, Buffer.from(out));
-}
-
-function utcTime(d: Date): Buffer {
-  const p = (n: number) => String(n).padStart(2, '0');
-  const s = `${p(d.getUTCFullYear() % 100)}${p(d.getUTCMonth() + 1)}${p(d.getUTCDate())}${p(d.getUTCHours())}${p(d.getUTCMinutes())}${p(d.getUTCSeconds())}Z`;
-  return tlv(0x17, Buffer.from(s, 'ascii'));
-}
-
-function name(cn: string): Buffer {
-  return seq(set(seq(oid('2.5.4.3'), utf8(cn))));
-}
-
-function ipBytes(ip: string): Buffer {
-  if (isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
-  // Expand `::` and write eight 16-bit groups.
-  const [head = '', tail = ''] = ip.split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
-  const out = Buffer.alloc(16);
-  groups.forEach((g, i) => out.writeUInt16BE(parseInt(g || '0', 16), i * 2));
-  return out;
-}
-
-function extension(id: string, critical: boolean, value: Buffer): Buffer {
-  return seq(oid(id), ...(critical ? [bool(true)] : []), octets(value));
-}
-
-const ECDSA_SHA256 = seq(oid('1.2.840.10045.4.3.2'));
-
-/** Creates a key and a self-signed certificate for the given host names and IPs. */
 export function selfSignedCert(hosts: string[], now = new Date()): ServingCert {
-  const { privateKey, publicKey } = generateKeyPairSync('ec', { namedCurve: 'P-256' });
-  const spki = publicKey.export({ type: 'spki', format: 'der' });
-  const serial = randomBytes(16);
-  serial[0] = (serial[0] ?? 0) & 0x7f;
-  const san = seq(
-    ...hosts.map((h) =>
-      isIPv4(h) || isIPv6(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, 'ascii')),
-    ),
-  );
-  const extensions = seq(
-    extension('2.5.29.19', true, seq(bool(true))),
-    // digitalSignature and keyCertSign.
-    extension('2.5.29.15', true, bits(Buffer.from([0x84]), 2)),
-    extension('2.5.29.37', false, seq(oid('1.3.6.1.5.5.7.3.1'), oid('1.3.6.1.5.5.7.3.2'))),
-    extension('2.5.29.17', false, san),
-  );
-  const subject = name('shiftstack-sim-kube');
-  const tbs = seq(
-    explicit(0, integer(Buffer.from([2]))),
-    integer(serial),
-    ECDSA_SHA256,
-    subject,
-    seq(utcTime(new Date(now.getTime() - 3_600_000)), utcTime(new Date(now.getTime() + 365 * 86_400_000))),
-    subject,
-    spki,
-    explicit(3, extensions),
-  );
-  const signature = sign(
-    'sha256',
-    tbs,
-    createPrivateKey(privateKey.export({ type: 'pkcs8', format: 'pem' })),
-  );
-  const der = seq(tbs, ECDSA_SHA256, bits(signature));
-  const b64 = der
-    .toString('base64')
-    .replace(/(.{64})/g, '$1\n')
-    .trimEnd();
-  return {
-    keyPem: privateKey.export({ type: 'pkcs8', format: 'pem' }).toString(),
-    certPem: `-----BEGIN CERTIFICATE-----\n${b64}\n-----END CERTIFICATE-----\n`,
-  };
+  return make({ commonName: 'shiftstack-sim-kube', hosts, now });
 }

@@ -107,6 +107,11 @@ export interface ResourceDef {
   crd?: string;
   /** Scale subresource paths (CRDs and deployments). */
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
+  /**
+   * A review (TokenReview, SubjectAccessReview): a create answered with the object and its
+   * status, never stored.
+   */
+  review?(obj: Obj): Obj;
 }
 
 export function apiVersionOf(def: Pick<ResourceDef, 'group' | 'version'>): string {

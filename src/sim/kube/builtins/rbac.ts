@@ -1,7 +1,7 @@
 /**
  * rbac.authorization.k8s.io/v1: Roles, ClusterRoles and their bindings, stored and validated so
- * deploy manifests apply as they would on a real cluster. The emulator does not authorize requests
- * by them (one static token may do everything), and docs/sim-kube.md says so.
+ * deploy manifests apply as they would on a real cluster. Requests made with ServiceAccount tokens
+ * are authorized by them (src/sim/kube/auth/rbac.ts); the emulator's admin token is not.
  */
 import { field, type FieldError } from '../errors.ts';
 import { asArray, asObj, asString, type Obj } from '../json.ts';

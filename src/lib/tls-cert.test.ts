@@ -1,0 +1,52 @@
+import assert from 'node:assert/strict';
+import { X509Certificate } from 'node:crypto';
+import { describe, it } from 'node:test';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { integer, readServingCert, selfSignedCert, ServingCertError } from './tls-cert.ts';
+
+describe('serving certificates', () => {
+  it('encodes DER integers minimally, whatever the leading bytes', () => {
+    const hex = (b: number[]) => integer(Buffer.from(b)).toString('hex');
+    assert.equal(hex([0x00, 0x12]), '020112', 'a leading zero before a small byte goes');
+    assert.equal(hex([0x00, 0x00, 0x92]), '02020092', 'a high bit keeps exactly one zero');
+    assert.equal(hex([0x92]), '02020092');
+    assert.equal(hex([0x00]), '020100');
+  });
+
+  it('makes certificates OpenSSL accepts, run after run', () => {
+    for (let i = 0; i < 40; i++)
+      assert.ok(
+        new X509Certificate(selfSignedCert({ commonName: 't', hosts: ['127.0.0.1', 'localhost'] }).certPem),
+      );
+  });
+
+  it('reads a PEM pair from files and refuses a key that is not the certificate’s', async () => {
+    const dir = await mkdtemp(join(tmpdir(), 'shiftstack-cert-'));
+    try {
+      const a = selfSignedCert({ commonName: 'a', hosts: ['localhost'] });
+      const b = selfSignedCert({ commonName: 'b', hosts: ['localhost'] });
+      await writeFile(join(dir, 'a.crt'), a.certPem);
+      await writeFile(join(dir, 'a.key'), a.keyPem);
+      await writeFile(join(dir, 'b.key'), b.keyPem);
+      assert.deepEqual(await readServingCert(join(dir, 'a.crt'), join(dir, 'a.key')), a);
+      await assert.rejects(readServingCert(join(dir, 'a.crt'), join(dir, 'b.key')), (err: unknown) => {
+        assert.ok(err instanceof ServingCertError);
+        assert.equal(err.file, join(dir, 'b.key'));
+        assert.match(err.message, /not the private key of the certificate/);
+        return true;
+      });
+      await assert.rejects(
+        readServingCert(join(dir, 'none.crt'), join(dir, 'a.key')),
+        /none\.crt: cannot be read \(ENOENT\)/,
+      );
+      await assert.rejects(
+        readServingCert(join(dir, 'a.key'), join(dir, 'a.key')),
+        /a\.key: is not a PEM certificate/,
+      );
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
+  });
+});
