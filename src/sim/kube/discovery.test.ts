@@ -24,11 +24,14 @@ describe('kube emulator: discovery and OpenAPI', () => {
       [
         'apps',
         'events.k8s.io',
+        'batch',
+        'networking.k8s.io',
+        'policy',
+        'rbac.authorization.k8s.io',
+        'apiextensions.k8s.io',
+        'scheduling.k8s.io',
         'coordination.k8s.io',
         'discovery.k8s.io',
-        'networking.k8s.io',
-        'apiextensions.k8s.io',
-        'rbac.authorization.k8s.io',
       ],
     );
     assert.deepEqual(apis.body.groups[0].preferredVersion, { groupVersion: 'apps/v1', version: 'v1' });

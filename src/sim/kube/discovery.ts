@@ -35,10 +35,12 @@ const SUB_VERBS: Record<string, string[]> = {
   status: ['get', 'patch', 'update'],
   scale: ['get', 'patch', 'update'],
   finalize: ['update'],
+  token: ['create'],
 };
 
 function subKind(def: ResourceDef, sub: string): { group: string; version: string; kind: string } {
   if (sub === 'scale') return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+  if (sub === 'token') return { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
   return { group: def.group, version: def.version, kind: def.kind };
 }
 

@@ -16,6 +16,7 @@ import { Reactors } from './reactors.ts';
 import { Registry } from './registry.ts';
 import { Rest, type DeleteOptions, type ListQuery, type PatchType, type WriteResult } from './rest.ts';
 import { Store } from './store.ts';
+import { ServiceAccountTokens } from './tokens.ts';
 import type { ResourceDef } from './types.ts';
 import { WatchHub } from './watch.ts';
 
@@ -51,6 +52,7 @@ export class KubeEmulator {
   readonly controllers: Controllers;
   readonly reactors = new Reactors();
   readonly services: ServiceAllocations;
+  readonly tokens = new ServiceAccountTokens();
   readonly version: VersionInfo;
   readonly log: Logger | undefined;
   readonly now: () => Date;

@@ -182,7 +182,7 @@ function pathsFor(def: ResourceDef): Record<string, Obj> {
     };
   }
   for (const sub of def.subresources) {
-    if (sub === 'finalize') continue;
+    if (sub === 'finalize' || sub === 'token') continue;
     paths[`${item}/${sub}`] = {
       parameters: [pathParam('name'), ...nsParam, P.pretty],
       get: op(def, 'get', `read${id}${sub === 'status' ? 'Status' : 'Scale'}`, []),

@@ -9,10 +9,14 @@ import type { ResourceDef } from './types.ts';
 const GROUP_ORDER = [
   'apps',
   'events.k8s.io',
+  'batch',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
   'coordination.k8s.io',
   'discovery.k8s.io',
-  'networking.k8s.io',
-  'apiextensions.k8s.io',
 ];
 
 export interface GroupInfo {

@@ -26,6 +26,12 @@ import {
   OPENAPI_V2_PROTOBUF,
   OPENAPI_V2_PROTOBUF_TYPE,
 } from './openapi.ts';
+import {
+  decodeObject,
+  PROTOBUF_MEDIA_TYPE,
+  ProtobufDecodeError,
+  UnsupportedProtobufKindError,
+} from './protobuf/decode.ts';
 import type { Action, Verb } from './reactors.ts';
 import {
   managerFromUserAgent,
@@ -223,10 +229,22 @@ export class KubeHttp {
       );
     }
     const m = /^Bearer\s+(.+)$/i.exec(h);
-    if (!m || m[1] !== this.token) throw apiErrors.unauthorized();
+    if (!m || (m[1] !== this.token && !this.serviceAccountToken(m[1] ?? ''))) throw apiErrors.unauthorized();
   }
 
-  private async readBody(req: IncomingMessage): Promise<string> {
+  /** A token issued through `serviceaccounts/<name>/token` whose ServiceAccount still exists. */
+  private serviceAccountToken(token: string): boolean {
+    const subject = this.em.tokens.verify(token, this.em.now());
+    if (!subject) return false;
+    try {
+      const sa = this.em.get('v1', 'serviceaccounts', subject.namespace, subject.name);
+      return (sa.metadata as Obj | undefined)?.uid === subject.uid;
+    } catch {
+      return false;
+    }
+  }
+
+  private async readBody(req: IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const c of req) {
@@ -236,11 +254,23 @@ export class KubeHttp {
         throw apiErrors.tooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`);
       chunks.push(b);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 
-  private parseObject(text: string, contentType: string): unknown {
+  /** A request body in JSON, YAML or Kubernetes protobuf, as the JSON object it stands for. */
+  private parseObject(body: Buffer, contentType: string): unknown {
     const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    if (type === PROTOBUF_MEDIA_TYPE) {
+      try {
+        return decodeObject(body);
+      } catch (err) {
+        if (err instanceof UnsupportedProtobufKindError)
+          throw new StatusError(415, 'UnsupportedMediaType', err.message);
+        if (err instanceof ProtobufDecodeError) throw apiErrors.badRequest(err.message);
+        throw err;
+      }
+    }
+    const text = body.toString('utf8');
     try {
       if (type === 'application/yaml') return parseYaml(text) as unknown;
       if (type === '' || type === 'application/json' || type === '*/*')
@@ -248,11 +278,7 @@ export class KubeHttp {
     } catch (err) {
       throw apiErrors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
     }
-    throw apiErrors.unsupportedMediaType([
-      'application/json',
-      'application/yaml',
-      'application/vnd.kubernetes.protobuf',
-    ]);
+    throw apiErrors.unsupportedMediaType(['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE]);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -491,17 +517,26 @@ export class KubeHttp {
       return this.send(res, 200, result.list, out);
     }
 
-    const body = await this.readBody(req);
+    const rawBody = await this.readBody(req);
+    const body = rawBody.toString('utf8');
     const out = negotiate(accept, { discovery: false, objects: true });
 
     if (method === 'POST') {
       if (!name && subresource === '' && (route.namespace !== undefined || !def.namespaced)) {
         verbAllowed('create');
-        const parsed = this.parseObject(body, contentType);
+        const parsed = this.parseObject(rawBody, contentType);
         const injected = this.runReactors(route, 'create', isObj(parsed) ? { object: parsed } : {});
         if (injected) return this.sendObject(res, 201, def, injected, out, url);
         const r = rest.create(def, ns, parsed, this.writeOptions(url, req, route));
         return this.sendObject(res, r.code, def, r.object, out, url, this.warningHeaders(r.warnings));
+      }
+      if (name && subresource === 'token') {
+        const request = this.parseObject(rawBody, contentType);
+        const sa = rest.get(def, ns, name);
+        const r = isObj(request) ? request : {};
+        const errs = this.em.tokens.validate(r);
+        if (errs.length) throw apiErrors.invalid('authentication.k8s.io', 'TokenRequest', name, errs);
+        return this.send(res, 201, this.em.tokens.issue(sa, r, this.em.now()), out);
       }
       throw apiErrors.methodNotSupported(groupResource(def), 'create');
     }
@@ -509,7 +544,7 @@ export class KubeHttp {
     if (method === 'PUT') {
       if (!name) throw apiErrors.methodNotSupported(groupResource(def), 'update');
       verbAllowed('update');
-      const parsed = this.parseObject(body, contentType);
+      const parsed = this.parseObject(rawBody, contentType);
       const injected = this.runReactors(route, 'update', isObj(parsed) ? { object: parsed } : {});
       if (injected) return this.sendObject(res, 200, def, injected, out, url);
       const opts = this.writeOptions(url, req, route);
@@ -568,7 +603,10 @@ export class KubeHttp {
     }
 
     if (method === 'DELETE') {
-      const parsed = body.trim() ? this.parseObject(body, contentType || 'application/json') : undefined;
+      const parsed =
+        rawBody.length && body.trim()
+          ? this.parseObject(rawBody, contentType || 'application/json')
+          : undefined;
       const opts = this.deleteOptions(url, parsed);
       if (!name) {
         verbAllowed('deletecollection');

@@ -503,6 +503,7 @@ export const serviceaccounts: ResourceDef = builtin({
   kind: 'ServiceAccount',
   namespaced: true,
   shortNames: ['sa'],
+  subresources: ['token'],
   hints: { secrets: keyed('name') },
   columns: [
     col('Secrets', (o) => (asArray(o.secrets) ?? []).length, {

@@ -85,7 +85,10 @@ export async function startTestKube(options: StartKubeSimOptions = {}): Promise<
         method,
         headers: headers(opts, body),
         dispatcher: agent,
-        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+        // Strings and bytes (protobuf bodies) go as they are; anything else as JSON.
+        ...(body !== undefined
+          ? { body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body) }
+          : {}),
       });
       const text = await res.text();
       let parsed: any = text;
