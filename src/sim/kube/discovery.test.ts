@@ -115,9 +115,10 @@ describe('kube emulator: discovery and OpenAPI', () => {
       accept: 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
     });
     assert.equal(v2.status, 200);
+    // Answered under the dotted name: Go's MIME parser refuses the `@` of the one asked for.
     assert.equal(
       v2.headers.get('content-type'),
-      'application/com.github.proto-openapi.spec.v2@v1.0+protobuf',
+      'application/com.github.proto-openapi.spec.v2.v1.0+protobuf',
     );
   });
 });

@@ -19,13 +19,9 @@ import {
 import type { KubeEmulator } from './emulator.ts';
 import { apiErrors, isStatusError, StatusError } from './errors.ts';
 import { isObj, type Obj } from './json.ts';
-import {
-  openapiV2Json,
-  openapiV3Doc,
-  openapiV3Index,
-  OPENAPI_V2_PROTOBUF,
-  OPENAPI_V2_PROTOBUF_TYPE,
-} from './openapi.ts';
+import { openapiV3Doc, openapiV3Index } from './openapi.ts';
+import { openapiEtag, openapiV2Doc } from './openapi-v2.ts';
+import { encodeOpenAPIv2 } from './protobuf/gnostic.ts';
 import {
   decodeObject,
   PROTOBUF_MEDIA_TYPE,
@@ -131,6 +127,8 @@ export class KubeHttp {
   private readonly token: string;
   private server: Server | undefined;
   private address = '127.0.0.1:0';
+  private v2Cache:
+    { generation: number; json: string; etag: string; protobuf(): Uint8Array; modified: Date } | undefined;
 
   constructor(em: KubeEmulator, options: ServerOptions) {
     this.em = em;
@@ -306,18 +304,7 @@ export class KubeHttp {
         return this.send(res, 200, aggregatedDiscovery(this.em.registry, false, out.version), out);
       return this.send(res, 200, apiGroupList(this.em.registry), out);
     }
-    if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') {
-      const wantsPb = parseAccept(accept).some((m) => m.type === OPENAPI_V2_PROTOBUF_TYPE);
-      if (wantsPb) {
-        res.writeHead(200, {
-          'content-type': OPENAPI_V2_PROTOBUF_TYPE,
-          'content-length': OPENAPI_V2_PROTOBUF.length,
-        });
-        res.end(OPENAPI_V2_PROTOBUF);
-        return;
-      }
-      return this.send(res, 200, openapiV2Json(this.em.version.gitVersion));
-    }
+    if (path === '/openapi/v2') return this.serveOpenAPIv2(req, res);
     if (path === '/openapi/v3')
       return this.send(res, 200, openapiV3Index(this.em.registry, this.em.version.gitVersion));
     if (path.startsWith('/openapi/v3/')) {
@@ -424,6 +411,62 @@ export class KubeHttp {
       manager: fieldManager ?? managerFromUserAgent(req.headers['user-agent']),
       ...(fieldManager ? { fieldManager } : {}),
     };
+  }
+
+  /** The v2 document of what is served now, built once per registry change. */
+  private openapiV2(): { json: string; etag: string; protobuf(): Uint8Array; modified: Date } {
+    const generation = this.em.registry.generation;
+    if (this.v2Cache?.generation !== generation) {
+      const doc = openapiV2Doc(this.em.registry, this.em.version.gitVersion);
+      const json = JSON.stringify(doc);
+      let pb: Uint8Array | undefined;
+      this.v2Cache = {
+        generation,
+        json,
+        etag: openapiEtag(json),
+        protobuf: () => (pb ??= encodeOpenAPIv2(doc)),
+        modified: this.em.now(),
+      };
+    }
+    return this.v2Cache;
+  }
+
+  /**
+   * kube-openapi's handler: the first Accept clause (by quality, then specificity) that is JSON or
+   * one of the two protobuf names wins; protobuf answers under its dotted name (Go's MIME parser
+   * refuses the `@` of the old one); an ETag of the JSON makes If-None-Match a 304; else 406.
+   */
+  private serveOpenAPIv2(req: IncomingMessage, res: ServerResponse): void {
+    const clauses = parseAccept(req.headers.accept || '*/*')
+      .map((m, i) => ({ ...m, q: m.params.q === undefined ? 1 : Number(m.params.q), i }))
+      .filter((m) => m.q > 0)
+      .sort((a, b) => b.q - a.q || specificity(b.type) - specificity(a.type) || a.i - b.i);
+    for (const c of clauses) {
+      const [type = '', sub = ''] = c.type.split('/');
+      const served = OPENAPI_V2_TYPES.find(
+        (t) => (type === '*' || type === 'application') && (sub === '*' || sub === t.subType),
+      );
+      if (!served) continue;
+      const doc = this.openapiV2();
+      const headers = {
+        vary: 'Accept',
+        etag: `"${doc.etag}"`,
+        'last-modified': doc.modified.toUTCString(),
+        'content-type': served.contentType,
+      };
+      const match = req.headers['if-none-match'];
+      if (match && match.split(',').some((t) => t.trim() === headers.etag || t.trim() === '*')) {
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+      const body = served.protobuf ? Buffer.from(doc.protobuf()) : Buffer.from(doc.json);
+      res.writeHead(200, { ...headers, 'content-length': body.length });
+      res.end(body);
+      return;
+    }
+    res.writeHead(406, { vary: 'Accept' });
+    res.end();
   }
 
   private warningHeaders(warnings: string[]): Record<string, string> {
@@ -830,6 +873,28 @@ export class KubeHttp {
     );
     startStream();
   }
+}
+
+const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+/** What `/openapi/v2` serves, in kube-openapi's order. */
+const OPENAPI_V2_TYPES = [
+  { subType: 'json', contentType: 'application/json', protobuf: false },
+  {
+    subType: 'com.github.proto-openapi.spec.v2@v1.0+protobuf',
+    contentType: OPENAPI_V2_PROTOBUF,
+    protobuf: true,
+  },
+  {
+    subType: 'com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    contentType: OPENAPI_V2_PROTOBUF,
+    protobuf: true,
+  },
+];
+
+/** goautoneg's ordering: `type/sub` before `type/*` before `*\/*`. */
+function specificity(type: string): number {
+  if (type === '*/*') return 0;
+  return type.endsWith('/*') ? 1 : 2;
 }
 
 function isFieldValidation(v: string): v is FieldValidation {

@@ -151,7 +151,7 @@ export const poddisruptionbudgets: ResourceDef = builtin({
     col('Max Unavailable', (o) => intOrPercent(asObj(o.spec)?.maxUnavailable), {
       description: 'The maximum number of pods that may be unavailable.',
     }),
-    col('Allowed Disruptions', (o) => (asObj(o.status)?.disruptionsAllowed) ?? 0, {
+    col('Allowed Disruptions', (o) => asObj(o.status)?.disruptionsAllowed ?? 0, {
       type: 'integer',
       description: 'Calculated number of pods that may be disrupted at this time.',
     }),

@@ -462,6 +462,11 @@ export function messageForKind(apiVersion: string, kind: string): string | undef
   return KINDS[`${apiVersion}/${kind}`];
 }
 
+/** The messages that are kinds (carry apiVersion and kind in JSON). */
+export function kindMessages(): Set<string> {
+  return new Set(Object.values(KINDS));
+}
+
 /** The kinds the emulator decodes from protobuf, as `apiVersion/Kind` (for docs and errors). */
 export function protobufKinds(): string[] {
   return Object.keys(KINDS);

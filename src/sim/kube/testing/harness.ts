@@ -57,6 +57,8 @@ export interface TestKube {
     body?: unknown,
     opts?: KubeRequestOptions,
   ): Promise<KubeResponse<T>>;
+  /** A GET with the token and the given headers, the response as it comes (binary bodies, 304s). */
+  raw(path: string, headers?: Record<string, string>): Promise<Response>;
   watch(path: string): Promise<WatchStream>;
   close(): Promise<void>;
 }
@@ -98,6 +100,12 @@ export async function startTestKube(options: StartKubeSimOptions = {}): Promise<
         // Not JSON (YAML, plain text): keep the text.
       }
       return { status: res.status, body: parsed, text, headers: res.headers as unknown as Headers };
+    },
+    async raw(path, extra = {}) {
+      return fetch(`${sim.url}${path}`, {
+        headers: { authorization: `Bearer ${sim.token}`, ...extra },
+        dispatcher: agent,
+      });
     },
     async watch(path) {
       const controller = new AbortController();
