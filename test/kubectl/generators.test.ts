@@ -4,6 +4,7 @@
  * emulator must take them as a real API server does and store what kubectl would see there.
  */
 import assert from 'node:assert/strict';
+import { existsSync } from 'node:fs';
 import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -263,6 +264,43 @@ spec:
       assert.equal((await json('node', 'worker-1')).spec.unschedulable, true);
       const gone = await env.start(['get', 'pod', 'lone', '-n', 'gen']).done;
       assert.match(gone.stderr, /NotFound/);
+    });
+  },
+);
+
+/** kubectl 1.33 sends the same protobuf bodies; the dispatcher picks 1.32 for our v1.32.4. */
+const KUBECTL_1_33 = '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
+
+describe(
+  'kubectl 1.33 generator commands',
+  { skip: kubectlMissing() ?? (existsSync(KUBECTL_1_33) ? undefined : `no ${KUBECTL_1_33}`) },
+  () => {
+    let env: KubectlEnv;
+    before(async () => {
+      env = await startKubectlEnv(KUBECTL_1_33);
+    });
+    after(async () => env.close());
+
+    it('creates objects from protobuf bodies as 1.32 does', async () => {
+      await env.kubectl('create', 'namespace', 'v133');
+      await env.kubectl('create', 'secret', 'generic', 's', '-n', 'v133', '--from-literal=a=b');
+      assert.equal(await env.kubectl('get', 'secret', 's', '-n', 'v133', '-o', 'jsonpath={.data.a}'), 'Yg==');
+      await env.kubectl('create', 'deployment', 'web', '-n', 'v133', '--image=nginx', '--replicas=2');
+      assert.equal(
+        await env.kubectl('get', 'deployment', 'web', '-n', 'v133', '-o', 'jsonpath={.spec.replicas}'),
+        '2',
+      );
+      await env.kubectl('create', 'service', 'nodeport', 'np', '-n', 'v133', '--tcp=80:8080');
+      assert.match(
+        await env.kubectl('get', 'service', 'np', '-n', 'v133', '-o', 'jsonpath={.spec.ports[0].nodePort}'),
+        /^3\d{4}$/,
+      );
+      await env.kubectl('create', 'serviceaccount', 'robot', '-n', 'v133');
+      const token = (await env.kubectl('create', 'token', 'robot', '-n', 'v133')).trim();
+      assert.match(
+        await env.kubectl('--token', token, 'get', 'namespace', 'v133', '-o', 'name'),
+        /namespace\/v133/,
+      );
     });
   },
 );

@@ -41,12 +41,13 @@ export interface KubectlEnv {
   close(): Promise<void>;
 }
 
-export async function startKubectlEnv(): Promise<KubectlEnv> {
+/** `binary` runs another kubectl than KUBECTL (a pinned version). */
+export async function startKubectlEnv(binary = KUBECTL): Promise<KubectlEnv> {
   const k = await startTestKube();
   const env = { ...process.env, KUBECONFIG: k.kubeconfigPath, HOME: k.dir };
   const children = new Set<ReturnType<typeof spawn>>();
   const start: KubectlEnv['start'] = (args, input) => {
-    const child = spawn(KUBECTL, ['--cache-dir', join(k.dir, 'cache'), ...args], {
+    const child = spawn(binary, ['--cache-dir', join(k.dir, 'cache'), ...args], {
       env,
       stdio: ['pipe', 'pipe', 'pipe'],
     });
