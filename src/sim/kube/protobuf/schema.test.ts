@@ -9,7 +9,12 @@ import { existsSync, readFileSync } from 'node:fs';
 import { gunzipSync } from 'node:zlib';
 import { describe, it } from 'node:test';
 import { fromBinary } from '@bufbuild/protobuf';
-import { FileDescriptorProtoSchema, type DescriptorProto } from '@bufbuild/protobuf/wkt';
+import {
+  FieldDescriptorProto_Label as Label,
+  FieldDescriptorProto_Type as Type,
+  FileDescriptorProtoSchema,
+  type DescriptorProto,
+} from '@bufbuild/protobuf/wkt';
 import { messageDef, messageNames, type FieldType } from './schema.ts';
 
 const KUBECTL = process.env.KUBECTL_1_33 ?? '/usr/lib/google-cloud-sdk/bin/kubectl.1.33';
@@ -37,8 +42,14 @@ const SPECIAL: Record<string, string> = {
   Raw: '.k8s.io.apimachinery.pkg.runtime.RawExtension',
   FieldsV1: '.k8s.io.apimachinery.pkg.apis.meta.v1.FieldsV1',
 };
-/** descriptor FieldDescriptorProto.Type numbers of our scalars. */
-const SCALAR: Record<string, number> = { string: 9, bool: 8, int32: 5, int64: 3, double: 1, bytes: 12 };
+const SCALAR: Record<string, Type> = {
+  string: Type.STRING,
+  bool: Type.BOOL,
+  int32: Type.INT32,
+  int64: Type.INT64,
+  double: Type.DOUBLE,
+  bytes: Type.BYTES,
+};
 
 function full(message: string): string {
   const dot = message.indexOf('.');
@@ -115,7 +126,7 @@ describe('protobuf schema table', { skip: existsSync(KUBECTL) ? undefined : `no 
         if (mine.name !== undefined && mine.name.toLowerCase() !== f.name.toLowerCase())
           problems.push(`${name} field ${f.number}: ${mine.name} here, ${f.name} compiled`);
         // A map is a repeated entry message on the wire.
-        if ((mine.repeated || mine.type.kind === 'map') !== (f.label === 3))
+        if ((mine.repeated || mine.type.kind === 'map') !== (f.label === Label.REPEATED))
           problems.push(`${name}.${f.name}: repeated differs`);
         if (!typeMatches(mine.type, f, all))
           problems.push(`${name}.${f.name}: type differs (${f.typeName || f.type})`);
