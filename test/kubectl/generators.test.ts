@@ -242,7 +242,7 @@ describe(
       assert.match(refused.stderr, /Unauthorized/);
     });
 
-    it('drains a node: the pod deletions carry protobuf DeleteOptions', async () => {
+    it('drains a node: the pod is evicted with a protobuf Eviction', async () => {
       await env.kubectlIn(
         `apiVersion: v1
 kind: Node
@@ -259,8 +259,21 @@ spec:
         '-f',
         '-',
       );
-      const out = await kubectl('drain', 'worker-1', '--force', '--ignore-daemonsets', '--timeout=20s');
-      assert.match(out, /node\/worker-1 drained/);
+      const r = await env.start([
+        'drain',
+        'worker-1',
+        '--force',
+        '--ignore-daemonsets',
+        '--timeout=20s',
+        '-v=6',
+      ]).done;
+      assert.equal(r.code, 0, r.stderr);
+      assert.match(r.stdout, /node\/worker-1 drained/);
+      assert.match(
+        r.stderr,
+        /POST \S+\/namespaces\/gen\/pods\/lone\/eviction\S* 201/,
+        'drain evicts through the eviction subresource',
+      );
       assert.equal((await json('node', 'worker-1')).spec.unschedulable, true);
       const gone = await env.start(['get', 'pod', 'lone', '-n', 'gen']).done;
       assert.match(gone.stderr, /NotFound/);

@@ -170,7 +170,7 @@ function pathsFor(def: ResourceDef): Record<string, Obj> {
     };
   }
   for (const sub of def.subresources) {
-    if (sub === 'finalize' || sub === 'token') continue;
+    if (sub === 'finalize' || sub === 'token' || sub === 'eviction') continue;
     paths[`${item}/${sub}`] = {
       parameters: [pathParam('name'), ...nsParam, P.pretty],
       get: op(def, 'get', `read${id}${sub === 'status' ? 'Status' : 'Scale'}`, []),

@@ -19,6 +19,7 @@ import {
 import type { KubeEmulator } from './emulator.ts';
 import { apiErrors, isStatusError, StatusError } from './errors.ts';
 import { isObj, type Obj } from './json.ts';
+import { evict } from './eviction.ts';
 import { openapiV3Doc, openapiV3Index } from './openapi.ts';
 import { openapiEtag, openapiV2Doc } from './openapi-v2.ts';
 import { encodeOpenAPIv2 } from './protobuf/gnostic.ts';
@@ -572,6 +573,18 @@ export class KubeHttp {
         if (injected) return this.sendObject(res, 201, def, injected, out, url);
         const r = rest.create(def, ns, parsed, this.writeOptions(url, req, route));
         return this.sendObject(res, r.code, def, r.object, out, url, this.warningHeaders(r.warnings));
+      }
+      if (name && subresource === 'eviction') {
+        const eviction = this.parseObject(rawBody, contentType);
+        const e = isObj(eviction) ? eviction : {};
+        const opts = this.deleteOptions(url, isObj(e.deleteOptions) ? e.deleteOptions : undefined);
+        const deps = {
+          rest,
+          pods: def,
+          budgets: this.em.resource('policy/v1', 'poddisruptionbudgets'),
+          now: () => this.em.now(),
+        };
+        return this.send(res, 201, evict(deps, ns, name, e, opts), out);
       }
       if (name && subresource === 'token') {
         const request = this.parseObject(rawBody, contentType);

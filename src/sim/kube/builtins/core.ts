@@ -297,7 +297,7 @@ export const pods: ResourceDef = builtin({
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: ['status'],
+  subresources: ['status', 'eviction'],
   hints: {
     ...mount('spec', POD_SPEC_HINTS),
     'status.conditions': CONDITIONS,

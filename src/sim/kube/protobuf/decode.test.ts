@@ -195,6 +195,23 @@ describe('kube emulator: protobuf request bodies over HTTP', () => {
     assert.equal(bad.body.reason, 'BadRequest');
   });
 
+  it('takes DeleteOptions in protobuf (dryRun, then a real delete)', async () => {
+    const cm = '/api/v1/namespaces/default/configmaps/to-delete';
+    assert.equal(
+      (await k.req('POST', '/api/v1/namespaces/default/configmaps', { metadata: { name: 'to-delete' } }))
+        .status,
+      201,
+    );
+    const del = (body: Buffer) =>
+      k.req('DELETE', cm, body, { contentType: PROTOBUF_MEDIA_TYPE, accept: 'application/json' });
+    const dry = await del(envelope('v1', 'DeleteOptions', varint(1, 0), str(5, 'All')));
+    assert.equal(dry.status, 200, dry.text);
+    assert.equal((await k.req('GET', cm)).status, 200, 'dryRun=All deleted nothing');
+    const real = await del(envelope('v1', 'DeleteOptions', varint(1, 0), str(4, 'Background')));
+    assert.equal(real.status, 200, real.text);
+    assert.equal((await k.req('GET', cm)).status, 404);
+  });
+
   it('answers 406 to a client that accepts protobuf only', async () => {
     const r = await k.req('GET', '/api/v1/namespaces', undefined, { accept: PROTOBUF_MEDIA_TYPE });
     assert.equal(r.status, 406, r.text);
