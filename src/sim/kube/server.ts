@@ -577,6 +577,8 @@ export class KubeHttp {
       if (name && subresource === 'eviction') {
         const eviction = this.parseObject(rawBody, contentType);
         const e = isObj(eviction) ? eviction : {};
+        const injected = this.runReactors(route, 'create', { object: e });
+        if (injected) return this.send(res, 201, injected, out);
         const opts = this.deleteOptions(url, isObj(e.deleteOptions) ? e.deleteOptions : undefined);
         const deps = {
           rest,
@@ -588,8 +590,10 @@ export class KubeHttp {
       }
       if (name && subresource === 'token') {
         const request = this.parseObject(rawBody, contentType);
-        const sa = rest.get(def, ns, name);
         const r = isObj(request) ? request : {};
+        const injected = this.runReactors(route, 'create', { object: r });
+        if (injected) return this.send(res, 201, injected, out);
+        const sa = rest.get(def, ns, name);
         const errs = this.em.tokens.validate(r);
         if (errs.length) throw apiErrors.invalid('authentication.k8s.io', 'TokenRequest', name, errs);
         return this.send(res, 201, this.em.tokens.issue(sa, r, this.em.now()), out);
@@ -659,10 +663,7 @@ export class KubeHttp {
     }
 
     if (method === 'DELETE') {
-      const parsed =
-        rawBody.length && body.trim()
-          ? this.parseObject(rawBody, contentType || 'application/json')
-          : undefined;
+      const parsed = body.trim() ? this.parseObject(rawBody, contentType || 'application/json') : undefined;
       const opts = this.deleteOptions(url, parsed);
       if (!name) {
         verbAllowed('deletecollection');

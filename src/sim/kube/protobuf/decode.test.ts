@@ -147,6 +147,8 @@ describe('Kubernetes protobuf bodies', () => {
       (err: unknown) =>
         err instanceof UnsupportedProtobufKindError && /StatefulSet \(apps\/v1\)/.test(err.message),
     );
+    const wrongWire = envelope('apps/v1', 'Deployment', objectMeta('d'), msg(2, str(1, 'three')));
+    assert.throws(() => decodeObject(wrongWire), /replicas \(1\): wire type 2/);
     const truncated = envelope('v1', 'ConfigMap', objectMeta('c')).subarray(0, 20);
     assert.throws(() => decodeObject(truncated), ProtobufDecodeError);
   });

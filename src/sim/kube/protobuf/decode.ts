@@ -180,6 +180,15 @@ function zeroOf(t: FieldType): unknown {
   return null;
 }
 
+/** A scalar field must come in its own wire type; anything else is a body we cannot trust. */
+function wire(wt: WireType, want: WireType, f: FieldDef): true {
+  if (wt !== want)
+    throw new ProtobufDecodeError(
+      `field ${f.name ?? '(embedded)'} (${f.number}): wire type ${wt}, want ${want}`,
+    );
+  return true;
+}
+
 function lengthDelimited(r: BinaryReader, wt: WireType, f: FieldDef): Uint8Array {
   if (wt !== WireType.LengthDelimited)
     throw new ProtobufDecodeError(
@@ -197,13 +206,13 @@ function readValue(r: BinaryReader, t: FieldType, wt: WireType, f: FieldDef, dep
         case 'bytes':
           return Buffer.from(lengthDelimited(r, wt, f)).toString('base64');
         case 'bool':
-          return r.bool();
+          return wire(wt, WireType.Varint, f) && r.bool();
         case 'int32':
-          return r.int32();
+          return wire(wt, WireType.Varint, f) && r.int32();
         case 'int64':
-          return Number(r.int64());
+          return wire(wt, WireType.Varint, f) && Number(r.int64());
         case 'double':
-          return r.double();
+          return wire(wt, WireType.Bit64, f) && r.double();
       }
       break;
     case 'message':
