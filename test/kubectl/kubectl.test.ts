@@ -3,15 +3,11 @@
  * user runs them (the real binary, a kubeconfig, HTTPS with a bearer token).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
-import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { setTimeout as sleep } from 'node:timers/promises';
 import { parse } from 'yaml';
-import { eventually, startTestKube, type TestKube } from '../../src/sim/kube/testing/harness.ts';
-
-const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
+import { eventually } from '../../src/sim/kube/testing/harness.ts';
+import { kubectlMissing, startKubectlEnv, type KubectlEnv } from './kubectl.ts';
 
 const MANIFESTS = `
 apiVersion: v1
@@ -82,63 +78,16 @@ spec:
   size: 3
 `;
 
-interface Run {
-  code: number | null;
-  stdout: string;
-  stderr: string;
-}
-
-const missing = existsSync(KUBECTL) ? undefined : `no kubectl at ${KUBECTL} (set KUBECTL to its path)`;
-if (missing) {
-  console.error(`\n*** KUBECTL TEST SKIPPED: ${missing} ***\n`);
-  // Our machines have kubectl; in CI its absence is a broken machine, not a reason to pass.
-  if (process.env.CI) throw new Error(`KUBECTL TEST CANNOT RUN: ${missing}`);
-}
-
-describe('kubectl against the emulator', { skip: missing }, () => {
-  let k: TestKube;
-  let env: NodeJS.ProcessEnv;
-  const children = new Set<ReturnType<typeof spawn>>();
-
-  /** Starts kubectl; the result resolves when it exits. */
-  const start = (args: string[], input?: string) => {
-    const child = spawn(KUBECTL, ['--cache-dir', join(k.dir, 'cache'), ...args], {
-      env,
-      stdio: ['pipe', 'pipe', 'pipe'],
-    });
-    children.add(child);
-    let stdout = '';
-    let stderr = '';
-    child.stdout.on('data', (d: Buffer) => (stdout += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
-    child.stdin.end(input ?? '');
-    const done = new Promise<Run>((resolve) =>
-      child.once('exit', (code) => {
-        children.delete(child);
-        resolve({ code, stdout, stderr });
-      }),
-    );
-    return { child, done, output: () => stdout };
-  };
-  const kubectl = async (...args: string[]): Promise<string> => {
-    const r = await start(args).done;
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
-  const kubectlIn = async (input: string, ...args: string[]): Promise<string> => {
-    const r = await start(args, input).done;
-    assert.equal(r.code, 0, `kubectl ${args.join(' ')}: ${r.stderr}`);
-    return r.stdout;
-  };
+describe('kubectl against the emulator', { skip: kubectlMissing() }, () => {
+  let env: KubectlEnv;
+  const start: KubectlEnv['start'] = (args, input) => env.start(args, input);
+  const kubectl = (...args: string[]) => env.kubectl(...args);
+  const kubectlIn = (input: string, ...args: string[]) => env.kubectlIn(input, ...args);
 
   before(async () => {
-    k = await startTestKube();
-    env = { ...process.env, KUBECONFIG: k.kubeconfigPath, HOME: k.dir };
+    env = await startKubectlEnv();
   });
-  after(async () => {
-    for (const c of children) c.kill('SIGKILL');
-    await k.close();
-  });
+  after(async () => env.close());
 
   it('applies a Namespace, a LoadBalancer Service, a Node, a CRD and an instance (client-side)', async () => {
     const out = await kubectlIn(MANIFESTS, 'apply', '-f', '-');

@@ -7,18 +7,8 @@
  */
 import { builtin, dns1035Label, keepOldStatus, statusOnly } from './builtins/common.ts';
 import { field, type FieldError } from './errors.ts';
-import {
-  asArray,
-  asObj,
-  asString,
-  deepEqual,
-  isObj,
-  meta,
-  metaOf,
-  stringList,
-  type Obj,
-  scalarText,
-} from './json.ts';
+import { asArray, asObj, asString, deepEqual, isObj, meta, metaOf, stringList, type Obj } from './json.ts';
+import { columnPath, goText } from './jsonpath.ts';
 import { CONDITIONS, METADATA_HINTS, tableHints } from './patch/hints.ts';
 import { applyDefaults, prune, schemaHints, validate, type JSONSchema } from './schema.ts';
 import { AGE_COLUMN, col, humanDuration, NAME_COLUMN } from './table.ts';
@@ -32,34 +22,23 @@ import {
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
 
-/** Evaluates the simple JSONPath forms CRDs use (`.spec.replicas`, `.status.conditions[0].type`). */
-export function jsonPath(obj: unknown, path: string): unknown {
-  const steps = path
-    .replace(/^\{?\.?/, '')
-    .replace(/\}$/, '')
-    .split(/\.|(?=\[)/)
-    .filter(Boolean);
-  let cur: unknown = obj;
-  for (const s of steps) {
-    const idx = /^\[(\d+)\]$/.exec(s);
-    if (idx) cur = Array.isArray(cur) ? cur[Number(idx[1])] : undefined;
-    else cur = isObj(cur) ? cur[s] : undefined;
-    if (cur === undefined) return undefined;
-  }
-  return cur;
-}
-
-/** The apiextensions table convertor's `cellForJSONValue`: dates become ages, the rest stays typed. */
+/**
+ * The apiextensions table convertor's cell: a string column prints the first value as Go's `%v`
+ * does (`cellForJSONValue` otherwise); dates become ages, numbers keep their type.
+ */
 function cellOf(type: string, v: unknown, now: number): unknown {
-  if (v === undefined || v === null) return null;
-  if (type === 'date' && typeof v === 'string') {
+  if (v === undefined) return null;
+  if (type === 'string') return goText(v);
+  if (v === null) return null;
+  if (type === 'date') {
+    if (typeof v !== 'string') return null;
     const t = Date.parse(v);
-    return Number.isNaN(t) ? null : humanDuration(now - t);
+    return Number.isNaN(t) ? '<invalid>' : humanDuration(now - t);
   }
-  if (type === 'integer') return typeof v === 'number' && Number.isInteger(v) ? v : null;
+  if (type === 'integer') return typeof v === 'number' ? Math.trunc(v) : null;
   if (type === 'number') return typeof v === 'number' ? v : null;
   if (type === 'boolean') return typeof v === 'boolean' ? v : null;
-  return scalarText(v);
+  return null;
 }
 
 function versionsOf(crd: Obj): Obj[] {
@@ -327,13 +306,14 @@ function printerColumns(version: Obj): TableColumn[] {
     ...cols.map((c) => {
       const t = asString(c.type) ?? 'string';
       const path = asString(c.jsonPath) ?? '';
+      const value = columnPath(path);
       const column: TableColumn = {
         name: asString(c.name) ?? path,
         type: (['integer', 'number', 'boolean', 'date'].includes(t) ? t : 'string') as TableColumn['type'],
         description:
           asString(c.description) ?? `Custom resource definition column (in JSONPath format): ${path}`,
         priority: typeof c.priority === 'number' ? c.priority : 0,
-        cell: (o, now) => cellOf(t, jsonPath(o, path), now),
+        cell: (o, now) => cellOf(t, value(o), now),
       };
       const format = asString(c.format);
       if (format) column.format = format;
@@ -358,9 +338,10 @@ export function crResourceDef(crd: Obj, version: Obj): ResourceDef {
   const storageVersion = storageVersionOf(crd) ?? versionName;
   const selectable = (asArray(version.selectableFields) ?? [])
     .map((f) => asString(asObj(f)?.jsonPath))
-    .filter((p): p is string => !!p);
+    .filter((p): p is string => !!p)
+    .map((p) => ({ label: p.replace(/^\./, ''), value: columnPath(p) }));
   const baseFields = namespaced ? ['metadata.name', 'metadata.namespace'] : ['metadata.name'];
-  const fieldNames = [...baseFields, ...selectable.map((p) => p.replace(/^\./, ''))];
+  const fieldNames = [...baseFields, ...selectable.map((f) => f.label)];
   return {
     group,
     version: versionName,
@@ -380,9 +361,10 @@ export function crResourceDef(crd: Obj, version: Obj): ResourceDef {
     fieldLabels(o) {
       const out: Record<string, string> = { 'metadata.name': asString(metaOf(o).name) ?? '' };
       if (namespaced) out['metadata.namespace'] = asString(metaOf(o).namespace) ?? '';
-      for (const p of selectable) {
-        const v = jsonPath(o, p);
-        out[p.replace(/^\./, '')] = scalarText(v);
+      // The apiextensions strategy's field set: `%v` of the value, '' when absent or null.
+      for (const f of selectable) {
+        const v = f.value(o);
+        out[f.label] = v === undefined || v === null ? '' : goText(v);
       }
       return out;
     },

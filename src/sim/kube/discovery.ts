@@ -35,10 +35,14 @@ const SUB_VERBS: Record<string, string[]> = {
   status: ['get', 'patch', 'update'],
   scale: ['get', 'patch', 'update'],
   finalize: ['update'],
+  token: ['create'],
+  eviction: ['create'],
 };
 
 function subKind(def: ResourceDef, sub: string): { group: string; version: string; kind: string } {
   if (sub === 'scale') return { group: 'autoscaling', version: 'v1', kind: 'Scale' };
+  if (sub === 'token') return { group: 'authentication.k8s.io', version: 'v1', kind: 'TokenRequest' };
+  if (sub === 'eviction') return { group: 'policy', version: 'v1', kind: 'Eviction' };
   return { group: def.group, version: def.version, kind: def.kind };
 }
 

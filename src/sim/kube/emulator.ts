@@ -18,6 +18,7 @@ import { Reactors } from './reactors.ts';
 import { Registry } from './registry.ts';
 import { Rest, type DeleteOptions, type ListQuery, type PatchType, type WriteResult } from './rest.ts';
 import { Store } from './store.ts';
+import { ServiceAccountTokens } from './tokens.ts';
 import type { ResourceDef } from './types.ts';
 import { WatchHub } from './watch.ts';
 
@@ -55,6 +56,8 @@ export class KubeEmulator {
   readonly services: ServiceAllocations;
   /** Tokens, RBAC authorization of non-admin requests and their audit record. */
   readonly auth: Auth;
+  /** Signs and verifies the JWTs `serviceaccounts/<name>/token` issues (`kubectl create token`). */
+  readonly tokens = new ServiceAccountTokens();
   readonly version: VersionInfo;
   readonly log: Logger | undefined;
   readonly now: () => Date;
@@ -78,6 +81,8 @@ export class KubeEmulator {
       this.rest.list(this.resource('rbac.authorization.k8s.io/v1', resource), namespace, {}).items;
     this.auth = new Auth({
       rbac: { list: rbac },
+      tokens: this.tokens,
+      now: this.now,
       serviceAccount: (namespace, name) =>
         this.rest.getStored(this.resource('v1', 'serviceaccounts'), namespace, name),
     });

@@ -4,35 +4,23 @@
  * parameter; when it does, validation happens on the server (`fieldValidation=Strict`), which
  * is what we want. So v3 publishes every served path with its operations, parameters and
  * `x-kubernetes-group-version-kind`, and a component schema per kind: the CRD's own schema for
- * custom resources, an open object for built-ins (we do not carry their full schemas). v2 is an
- * empty document, which kubectl accepts and treats as "no client-side schema".
+ * custom resources, an open object for built-ins (kubectl would otherwise compute strategic merge
+ * patches from v3). v2 is in openapi-v2.ts.
  */
 import { createHash } from 'node:crypto';
 import type { Obj } from './json.ts';
 import type { Registry } from './registry.ts';
 import type { ResourceDef } from './types.ts';
 
-/** `swagger: "2.0"` as the one field of an openapi_v2.Document protobuf message. */
-export const OPENAPI_V2_PROTOBUF = Buffer.from([0x0a, 0x03, 0x32, 0x2e, 0x30]);
-export const OPENAPI_V2_PROTOBUF_TYPE = 'application/com.github.proto-openapi.spec.v2@v1.0+protobuf';
-
-export function openapiV2Json(gitVersion: string): Obj {
-  return { swagger: '2.0', info: { title: 'Kubernetes', version: gitVersion }, paths: {}, definitions: {} };
+/** Built-in kinds live in `io.k8s.api.<group>`; CustomResourceDefinitions in apiextensions' package. */
+function builtinPackage(group: string): string {
+  if (group === 'apiextensions.k8s.io') return 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions';
+  return `io.k8s.api.${group ? (group.split('.')[0] ?? group) : 'core'}`;
 }
 
-const BUILTIN_PACKAGE: Record<string, string> = {
-  '': 'io.k8s.api.core',
-  apps: 'io.k8s.api.apps',
-  'coordination.k8s.io': 'io.k8s.api.coordination',
-  'discovery.k8s.io': 'io.k8s.api.discovery',
-  'events.k8s.io': 'io.k8s.api.events',
-  'networking.k8s.io': 'io.k8s.api.networking',
-  'apiextensions.k8s.io': 'io.k8s.apiextensions-apiserver.pkg.apis.apiextensions',
-};
-
-function schemaName(def: ResourceDef): string {
-  const pkg = BUILTIN_PACKAGE[def.group];
-  if (def.builtin && pkg) return `${pkg}.${def.version}.${def.kind}`;
+/** The OpenAPI definition (v2) and component schema (v3) name of a served kind. */
+export function schemaName(def: ResourceDef): string {
+  if (def.builtin) return `${builtinPackage(def.group)}.${def.version}.${def.kind}`;
   return `${def.group.split('.').reverse().join('.')}.${def.version}.${def.kind}`;
 }
 
@@ -182,7 +170,7 @@ function pathsFor(def: ResourceDef): Record<string, Obj> {
     };
   }
   for (const sub of def.subresources) {
-    if (sub === 'finalize') continue;
+    if (sub === 'finalize' || sub === 'token' || sub === 'eviction') continue;
     paths[`${item}/${sub}`] = {
       parameters: [pathParam('name'), ...nsParam, P.pretty],
       get: op(def, 'get', `read${id}${sub === 'status' ? 'Status' : 'Scale'}`, []),

@@ -11,10 +11,14 @@ const GROUP_ORDER = [
   'events.k8s.io',
   'authentication.k8s.io',
   'authorization.k8s.io',
+  'batch',
+  'networking.k8s.io',
+  'policy',
+  'rbac.authorization.k8s.io',
+  'apiextensions.k8s.io',
+  'scheduling.k8s.io',
   'coordination.k8s.io',
   'discovery.k8s.io',
-  'networking.k8s.io',
-  'apiextensions.k8s.io',
 ];
 
 export interface GroupInfo {

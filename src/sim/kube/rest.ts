@@ -39,6 +39,7 @@ import {
   type Manager,
   type Scope,
 } from './patch/apply.ts';
+import { columnPath, simpleFieldPath } from './jsonpath.ts';
 import { applyJsonPatch, decodeJsonPatch, JsonPatchError } from './patch/json.ts';
 import { mergePatch } from './patch/merge.ts';
 import { strategicMergePatch, StrategicPatchError } from './patch/strategic.ts';
@@ -913,7 +914,7 @@ export class Rest {
       ]);
     }
     const next = structuredClone(this.out(def, old));
-    const path = (def.scale?.specReplicasPath ?? '.spec.replicas').replace(/^\./, '').split('.');
+    const path = simpleFieldPath(def.scale?.specReplicasPath ?? '.spec.replicas') ?? ['spec', 'replicas'];
     let cur: Obj = next;
     for (const p of path.slice(0, -1)) {
       if (!isObj(cur[p])) cur[p] = {};
@@ -967,12 +968,7 @@ function immutable(path: string, value: unknown): FieldError {
 }
 
 function scaleOf(def: ResourceDef, o: Obj): Obj {
-  const get = (p: string | undefined) => {
-    if (!p) return undefined;
-    let cur: unknown = o;
-    for (const s of p.replace(/^\./, '').split('.')) cur = asObj(cur)?.[s];
-    return cur;
-  };
+  const get = (p: string | undefined) => (p ? columnPath(p)(o) : undefined);
   const spec = get(def.scale?.specReplicasPath);
   const status = get(def.scale?.statusReplicasPath);
   const selector = get(def.scale?.labelSelectorPath);

@@ -20,13 +20,16 @@ import { ADMIN_USER } from './auth/auth.ts';
 import type { KubeEmulator } from './emulator.ts';
 import { apiErrors, isStatusError, StatusError } from './errors.ts';
 import { isObj, type Obj } from './json.ts';
+import { evict } from './eviction.ts';
+import { openapiV3Doc, openapiV3Index } from './openapi.ts';
+import { openapiEtag, openapiV2Doc } from './openapi-v2.ts';
+import { encodeOpenAPIv2 } from './protobuf/gnostic.ts';
 import {
-  openapiV2Json,
-  openapiV3Doc,
-  openapiV3Index,
-  OPENAPI_V2_PROTOBUF,
-  OPENAPI_V2_PROTOBUF_TYPE,
-} from './openapi.ts';
+  decodeObject,
+  PROTOBUF_MEDIA_TYPE,
+  ProtobufDecodeError,
+  UnsupportedProtobufKindError,
+} from './protobuf/decode.ts';
 import type { Action, Verb } from './reactors.ts';
 import {
   managerFromUserAgent,
@@ -126,6 +129,8 @@ export class KubeHttp {
   private readonly token: string;
   private server: Server | undefined;
   private address = '127.0.0.1:0';
+  private v2Cache:
+    { generation: number; json: string; etag: string; protobuf(): Uint8Array; modified: Date } | undefined;
 
   constructor(em: KubeEmulator, options: ServerOptions) {
     this.em = em;
@@ -230,7 +235,7 @@ export class KubeHttp {
     this.em.auth.admit(m?.[1], req.method ?? 'GET', url);
   }
 
-  private async readBody(req: IncomingMessage): Promise<string> {
+  private async readBody(req: IncomingMessage): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const c of req) {
@@ -240,11 +245,23 @@ export class KubeHttp {
         throw apiErrors.tooLarge(`Request entity too large: limit is ${MAX_BODY_BYTES}`);
       chunks.push(b);
     }
-    return Buffer.concat(chunks).toString('utf8');
+    return Buffer.concat(chunks);
   }
 
-  private parseObject(text: string, contentType: string): unknown {
+  /** A request body in JSON, YAML or Kubernetes protobuf, as the JSON object it stands for. */
+  private parseObject(body: Buffer, contentType: string): unknown {
     const type = contentType.split(';')[0]?.trim().toLowerCase() ?? '';
+    if (type === PROTOBUF_MEDIA_TYPE) {
+      try {
+        return decodeObject(body);
+      } catch (err) {
+        if (err instanceof UnsupportedProtobufKindError)
+          throw new StatusError(415, 'UnsupportedMediaType', err.message);
+        if (err instanceof ProtobufDecodeError) throw apiErrors.badRequest(err.message);
+        throw err;
+      }
+    }
+    const text = body.toString('utf8');
     try {
       if (type === 'application/yaml') return parseYaml(text) as unknown;
       if (type === '' || type === 'application/json' || type === '*/*')
@@ -252,11 +269,7 @@ export class KubeHttp {
     } catch (err) {
       throw apiErrors.badRequest(`couldn't get version/kind; json parse error: ${(err as Error).message}`);
     }
-    throw apiErrors.unsupportedMediaType([
-      'application/json',
-      'application/yaml',
-      'application/vnd.kubernetes.protobuf',
-    ]);
+    throw apiErrors.unsupportedMediaType(['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE]);
   }
 
   private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
@@ -284,18 +297,7 @@ export class KubeHttp {
         return this.send(res, 200, aggregatedDiscovery(this.em.registry, false, out.version), out);
       return this.send(res, 200, apiGroupList(this.em.registry), out);
     }
-    if (path === '/openapi/v2' || path === '/swagger-2.0.0.pb-v1') {
-      const wantsPb = parseAccept(accept).some((m) => m.type === OPENAPI_V2_PROTOBUF_TYPE);
-      if (wantsPb) {
-        res.writeHead(200, {
-          'content-type': OPENAPI_V2_PROTOBUF_TYPE,
-          'content-length': OPENAPI_V2_PROTOBUF.length,
-        });
-        res.end(OPENAPI_V2_PROTOBUF);
-        return;
-      }
-      return this.send(res, 200, openapiV2Json(this.em.version.gitVersion));
-    }
+    if (path === '/openapi/v2') return this.serveOpenAPIv2(req, res);
     if (path === '/openapi/v3')
       return this.send(res, 200, openapiV3Index(this.em.registry, this.em.version.gitVersion));
     if (path.startsWith('/openapi/v3/')) {
@@ -404,6 +406,62 @@ export class KubeHttp {
     };
   }
 
+  /** The v2 document of what is served now, built once per registry change. */
+  private openapiV2(): { json: string; etag: string; protobuf(): Uint8Array; modified: Date } {
+    const generation = this.em.registry.generation;
+    if (this.v2Cache?.generation !== generation) {
+      const doc = openapiV2Doc(this.em.registry, this.em.version.gitVersion);
+      const json = JSON.stringify(doc);
+      let pb: Uint8Array | undefined;
+      this.v2Cache = {
+        generation,
+        json,
+        etag: openapiEtag(json),
+        protobuf: () => (pb ??= encodeOpenAPIv2(doc)),
+        modified: this.em.now(),
+      };
+    }
+    return this.v2Cache;
+  }
+
+  /**
+   * kube-openapi's handler: the first Accept clause (by quality, then specificity) that is JSON or
+   * one of the two protobuf names wins; protobuf answers under its dotted name (Go's MIME parser
+   * refuses the `@` of the old one); an ETag of the JSON makes If-None-Match a 304; else 406.
+   */
+  private serveOpenAPIv2(req: IncomingMessage, res: ServerResponse): void {
+    const clauses = parseAccept(req.headers.accept || '*/*')
+      .map((m, i) => ({ ...m, q: m.params.q === undefined ? 1 : Number(m.params.q), i }))
+      .filter((m) => m.q > 0)
+      .sort((a, b) => b.q - a.q || specificity(b.type) - specificity(a.type) || a.i - b.i);
+    for (const c of clauses) {
+      const [type = '', sub = ''] = c.type.split('/');
+      const served = OPENAPI_V2_TYPES.find(
+        (t) => (type === '*' || type === 'application') && (sub === '*' || sub === t.subType),
+      );
+      if (!served) continue;
+      const doc = this.openapiV2();
+      const headers = {
+        vary: 'Accept',
+        etag: `"${doc.etag}"`,
+        'last-modified': doc.modified.toUTCString(),
+        'content-type': served.contentType,
+      };
+      const match = req.headers['if-none-match'];
+      if (match && match.split(',').some((t) => t.trim() === headers.etag || t.trim() === '*')) {
+        res.writeHead(304, headers);
+        res.end();
+        return;
+      }
+      const body = served.protobuf ? Buffer.from(doc.protobuf()) : Buffer.from(doc.json);
+      res.writeHead(200, { ...headers, 'content-length': body.length });
+      res.end(body);
+      return;
+    }
+    res.writeHead(406, { vary: 'Accept' });
+    res.end();
+  }
+
   private warningHeaders(warnings: string[]): Record<string, string> {
     return warnings.length ? { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') } : {};
   }
@@ -495,17 +553,42 @@ export class KubeHttp {
       return this.send(res, 200, result.list, out);
     }
 
-    const body = await this.readBody(req);
+    const rawBody = await this.readBody(req);
+    const body = rawBody.toString('utf8');
     const out = negotiate(accept, { discovery: false, objects: true });
 
     if (method === 'POST') {
       if (!name && subresource === '' && (route.namespace !== undefined || !def.namespaced)) {
         verbAllowed('create');
-        const parsed = this.parseObject(body, contentType);
+        const parsed = this.parseObject(rawBody, contentType);
         const injected = this.runReactors(route, 'create', isObj(parsed) ? { object: parsed } : {});
         if (injected) return this.sendObject(res, 201, def, injected, out, url);
         const r = rest.create(def, ns, parsed, this.writeOptions(url, req, route));
         return this.sendObject(res, r.code, def, r.object, out, url, this.warningHeaders(r.warnings));
+      }
+      if (name && subresource === 'eviction') {
+        const eviction = this.parseObject(rawBody, contentType);
+        const e = isObj(eviction) ? eviction : {};
+        const injected = this.runReactors(route, 'create', { object: e });
+        if (injected) return this.send(res, 201, injected, out);
+        const opts = this.deleteOptions(url, isObj(e.deleteOptions) ? e.deleteOptions : undefined);
+        const deps = {
+          rest,
+          pods: def,
+          budgets: this.em.resource('policy/v1', 'poddisruptionbudgets'),
+          now: () => this.em.now(),
+        };
+        return this.send(res, 201, evict(deps, ns, name, e, opts), out);
+      }
+      if (name && subresource === 'token') {
+        const request = this.parseObject(rawBody, contentType);
+        const r = isObj(request) ? request : {};
+        const injected = this.runReactors(route, 'create', { object: r });
+        if (injected) return this.send(res, 201, injected, out);
+        const sa = rest.get(def, ns, name);
+        const errs = this.em.tokens.validate(r);
+        if (errs.length) throw apiErrors.invalid('authentication.k8s.io', 'TokenRequest', name, errs);
+        return this.send(res, 201, this.em.tokens.issue(sa, r, this.em.now()), out);
       }
       throw apiErrors.methodNotSupported(groupResource(def), 'create');
     }
@@ -513,7 +596,7 @@ export class KubeHttp {
     if (method === 'PUT') {
       if (!name) throw apiErrors.methodNotSupported(groupResource(def), 'update');
       verbAllowed('update');
-      const parsed = this.parseObject(body, contentType);
+      const parsed = this.parseObject(rawBody, contentType);
       const injected = this.runReactors(route, 'update', isObj(parsed) ? { object: parsed } : {});
       if (injected) return this.sendObject(res, 200, def, injected, out, url);
       const opts = this.writeOptions(url, req, route);
@@ -572,7 +655,7 @@ export class KubeHttp {
     }
 
     if (method === 'DELETE') {
-      const parsed = body.trim() ? this.parseObject(body, contentType || 'application/json') : undefined;
+      const parsed = body.trim() ? this.parseObject(rawBody, contentType || 'application/json') : undefined;
       const opts = this.deleteOptions(url, parsed);
       if (!name) {
         verbAllowed('deletecollection');
@@ -796,6 +879,28 @@ export class KubeHttp {
     );
     startStream();
   }
+}
+
+const OPENAPI_V2_PROTOBUF = 'application/com.github.proto-openapi.spec.v2.v1.0+protobuf';
+/** What `/openapi/v2` serves, in kube-openapi's order. */
+const OPENAPI_V2_TYPES = [
+  { subType: 'json', contentType: 'application/json', protobuf: false },
+  {
+    subType: 'com.github.proto-openapi.spec.v2@v1.0+protobuf',
+    contentType: OPENAPI_V2_PROTOBUF,
+    protobuf: true,
+  },
+  {
+    subType: 'com.github.proto-openapi.spec.v2.v1.0+protobuf',
+    contentType: OPENAPI_V2_PROTOBUF,
+    protobuf: true,
+  },
+];
+
+/** goautoneg's ordering: `type/sub` before `type/*` before `*\/*`. */
+function specificity(type: string): number {
+  if (type === '*/*') return 0;
+  return type.endsWith('/*') ? 1 : 2;
 }
 
 function isFieldValidation(v: string): v is FieldValidation {

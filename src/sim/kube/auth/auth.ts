@@ -22,6 +22,7 @@ import {
   type UserInfo,
 } from './rbac.ts';
 import { requestInfo, type RequestInfo } from './request-info.ts';
+import type { ServiceAccountTokens } from '../tokens.ts';
 
 export type { Decision, UserInfo } from './rbac.ts';
 export type { RequestInfo } from './request-info.ts';
@@ -41,6 +42,9 @@ export interface AuditEntry extends RequestInfo {
 
 export interface AuthDeps {
   rbac: RbacObjects;
+  /** The TokenRequest JWTs (`kubectl create token`), verified here too when given. */
+  tokens?: ServiceAccountTokens;
+  now?: () => Date;
   /** The stored ServiceAccount, or undefined when it does not exist. */
   serviceAccount(namespace: string, name: string): Obj | undefined;
   /** Entries kept in `audit` (the oldest go first). */
@@ -48,7 +52,8 @@ export interface AuthDeps {
 }
 
 type Holder =
-  { kind: 'static'; user: UserInfo } | { kind: 'serviceaccount'; namespace: string; name: string };
+  | { kind: 'static'; user: UserInfo }
+  | { kind: 'serviceaccount'; namespace: string; name: string; uid?: string };
 
 export class Auth {
   private readonly deps: AuthDeps;
@@ -73,17 +78,25 @@ export class Auth {
 
   /** The user a bearer token stands for, or undefined (an unknown token, or its ServiceAccount is gone). */
   authenticate(token: string): UserInfo | undefined {
-    const holder = this.tokens.get(token);
+    const holder = this.tokens.get(token) ?? this.requested(token);
     if (!holder) return undefined;
     if (holder.kind === 'static') return holder.user;
     const sa = this.deps.serviceAccount(holder.namespace, holder.name);
     if (!sa) return undefined;
     const uid = asString(asObj(sa.metadata)?.uid);
+    // A requested token is bound to the ServiceAccount's uid: one deleted and made again does not inherit it.
+    if (holder.uid !== undefined && holder.uid !== uid) return undefined;
     return {
       username: serviceAccountUsername(holder.namespace, holder.name),
       ...(uid ? { uid } : {}),
       groups: ['system:serviceaccounts', `system:serviceaccounts:${holder.namespace}`, AUTHENTICATED_GROUP],
     };
+  }
+
+  /** The holder of a TokenRequest JWT whose signature holds and that has not expired. */
+  private requested(token: string): Holder | undefined {
+    const subject = this.deps.tokens?.verify(token, this.deps.now?.() ?? new Date());
+    return subject && { kind: 'serviceaccount', ...subject };
   }
 
   authorize(user: UserInfo, attrs: RequestInfo): Decision {

@@ -12,7 +12,8 @@ import type { ResourceDef } from '../types.ts';
 import { builtin, keepOldStatus, specGeneration, statusOnly } from './common.ts';
 import { defaultPodSpec } from './core.ts';
 
-function templateDefaults(obj: Obj): void {
+/** Pod defaults in a workload's `spec.template` (also a CronJob's job template, through `at`). */
+export function templateDefaults(obj: Obj): void {
   const template = asObj(asObj(obj.spec)?.template);
   if (!template) return;
   const spec = asObj(template.spec) ?? {};
@@ -52,14 +53,33 @@ function n(o: Obj, ...path: string[]): number {
   return asNumber(cur) ?? 0;
 }
 
-const WORKLOAD_HINTS = {
+export const WORKLOAD_HINTS = {
   ...mount('spec.template.spec', POD_SPEC_HINTS),
   'status.conditions': CONDITIONS,
 };
 
-function containersText(o: Obj, key: 'name' | 'image'): string {
+export function containersText(o: Obj, key: 'name' | 'image'): string {
   const cs = asArray(asObj(asObj(asObj(o.spec)?.template)?.spec)?.containers) ?? [];
   return cs.map((c) => scalarText(asObj(c)?.[key])).join(',');
+}
+
+/**
+ * SetDefaults_Deployment/DaemonSet for the update strategy: an empty one (`strategy: {}`, as
+ * kubectl's generators send it) is a RollingUpdate, whose missing bounds take the defaults.
+ */
+function rollingDefaults(
+  strategy: unknown,
+  bounds: { maxUnavailable: number | string; maxSurge: number | string },
+): Obj {
+  const s = asObj(strategy) ?? {};
+  s.type ??= 'RollingUpdate';
+  if (s.type === 'RollingUpdate') {
+    const r = asObj(s.rollingUpdate) ?? {};
+    r.maxUnavailable ??= bounds.maxUnavailable;
+    r.maxSurge ??= bounds.maxSurge;
+    s.rollingUpdate = r;
+  }
+  return s;
 }
 
 export const deployments: ResourceDef = builtin({
@@ -112,7 +132,7 @@ export const deployments: ResourceDef = builtin({
       const spec = asObj(obj.spec) ?? {};
       obj.spec = spec;
       spec.replicas ??= 1;
-      spec.strategy ??= { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: '25%', maxSurge: '25%' } };
+      spec.strategy = rollingDefaults(spec.strategy, { maxUnavailable: '25%', maxSurge: '25%' });
       spec.revisionHistoryLimit ??= 10;
       spec.progressDeadlineSeconds ??= 600;
       templateDefaults(obj);
@@ -180,7 +200,7 @@ export const daemonsets: ResourceDef = builtin({
     prepareForCreate(_ctx, obj) {
       const spec = asObj(obj.spec) ?? {};
       obj.spec = spec;
-      spec.updateStrategy ??= { type: 'RollingUpdate', rollingUpdate: { maxUnavailable: 1, maxSurge: 0 } };
+      spec.updateStrategy = rollingDefaults(spec.updateStrategy, { maxUnavailable: 1, maxSurge: 0 });
       spec.revisionHistoryLimit ??= 10;
       templateDefaults(obj);
       obj.status = {

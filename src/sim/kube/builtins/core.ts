@@ -297,7 +297,7 @@ export const pods: ResourceDef = builtin({
   namespaced: true,
   shortNames: ['po'],
   categories: ['all'],
-  subresources: ['status'],
+  subresources: ['status', 'eviction'],
   hints: {
     ...mount('spec', POD_SPEC_HINTS),
     'status.conditions': CONDITIONS,
@@ -503,6 +503,7 @@ export const serviceaccounts: ResourceDef = builtin({
   kind: 'ServiceAccount',
   namespaced: true,
   shortNames: ['sa'],
+  subresources: ['token'],
   hints: { secrets: keyed('name') },
   columns: [
     col('Secrets', (o) => (asArray(o.secrets) ?? []).length, {

@@ -2,6 +2,7 @@
 import { customresourcedefinitions } from '../crd.ts';
 import type { ResourceDef } from '../types.ts';
 import { daemonsets, deployments } from './apps.ts';
+import { cronjobs, jobs } from './batch.ts';
 import {
   configmaps,
   endpoints,
@@ -13,7 +14,8 @@ import {
   secrets,
   serviceaccounts,
 } from './core.ts';
-import { endpointslices, leases, networkpolicies } from './misc.ts';
+import { endpointslices, ingresses, leases, networkpolicies } from './misc.ts';
+import { poddisruptionbudgets, priorityclasses, resourcequotas } from './policy.ts';
 import { clusterrolebindings, clusterroles, rolebindings, roles } from './rbac.ts';
 import { services } from './services.ts';
 
@@ -29,11 +31,17 @@ export function builtinResources(): ResourceDef[] {
     serviceaccounts,
     events,
     eventsV1,
+    resourcequotas,
     deployments,
     daemonsets,
+    jobs,
+    cronjobs,
     leases,
     endpointslices,
     networkpolicies,
+    ingresses,
+    poddisruptionbudgets,
+    priorityclasses,
     roles,
     clusterroles,
     rolebindings,

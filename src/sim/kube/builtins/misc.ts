@@ -1,12 +1,13 @@
 /**
- * Leases (coordination.k8s.io/v1), EndpointSlices (discovery.k8s.io/v1) and NetworkPolicies
- * (networking.k8s.io/v1): storage with their defaults and the validation controllers trip over.
+ * Leases (coordination.k8s.io/v1), EndpointSlices (discovery.k8s.io/v1), NetworkPolicies and
+ * Ingresses (networking.k8s.io/v1): storage with their defaults and the validation controllers
+ * trip over.
  */
 import { field, type FieldError } from '../errors.ts';
 import { asArray, asNumber, asObj, asString, type Obj } from '../json.ts';
 import { col, mapText } from '../table.ts';
 import type { ResourceDef } from '../types.ts';
-import { builtin, specGeneration } from './common.ts';
+import { builtin, specGeneration, STATUS_SUBRESOURCE_HOOKS } from './common.ts';
 
 export const leases: ResourceDef = builtin({
   group: 'coordination.k8s.io',
@@ -139,3 +140,90 @@ function defaultPolicy(obj: Obj): void {
     }
   }
 }
+
+/** printIngress's HOSTS: the rules' hosts (`*` for none), the first four and a count of the rest. */
+function ingressHosts(o: Obj): string {
+  const hosts = (asArray(asObj(o.spec)?.rules) ?? []).map((r) => asString(asObj(r)?.host) || '*');
+  if (hosts.length === 0) return '*';
+  return hosts.length > 4 ? `${hosts.slice(0, 4).join(',')} + ${hosts.length - 4} more...` : hosts.join(',');
+}
+
+function ingressAddress(o: Obj): string {
+  const lb = asArray(asObj(asObj(asObj(o.status)?.loadBalancer))?.ingress) ?? [];
+  return lb
+    .map((i) => asString(asObj(i)?.ip) || asString(asObj(i)?.hostname) || '')
+    .filter(Boolean)
+    .join(',');
+}
+
+const PATH_TYPES = ['Exact', 'Prefix', 'ImplementationSpecific'];
+
+function validateBackend(path: string, backend: unknown): FieldError[] {
+  const b = asObj(backend);
+  if (!b) return [field.required(path)];
+  const svc = asObj(b.service);
+  const res = asObj(b.resource);
+  if (svc && res) return [field.invalid(path, '', 'cannot set both resource and service backends')];
+  if (res) return [];
+  if (!svc) return [field.invalid(path, '', 'resource or service backend is required')];
+  const errs: FieldError[] = [];
+  if (!asString(svc.name)) errs.push(field.required(`${path}.service.name`));
+  const port = asObj(svc.port) ?? {};
+  if (port.name === undefined && port.number === undefined)
+    errs.push(field.required(`${path}.service.port`, 'port name or number is required'));
+  if (port.name !== undefined && port.number !== undefined)
+    errs.push(field.invalid(`${path}.service.port`, port, 'cannot set both port name & port number'));
+  return errs;
+}
+
+export const ingresses: ResourceDef = builtin({
+  group: 'networking.k8s.io',
+  resource: 'ingresses',
+  kind: 'Ingress',
+  namespaced: true,
+  shortNames: ['ing'],
+  subresources: ['status'],
+  columns: [
+    col('Class', (o) => asString(asObj(o.spec)?.ingressClassName) ?? '<none>', {
+      description: 'The name of the IngressClass resource that should be used for this Ingress.',
+    }),
+    col('Hosts', ingressHosts, {
+      description: 'Hosts that incoming requests are matched against before the ingress rule',
+    }),
+    col('Address', ingressAddress, {
+      description: 'Address is a list containing ingress points for the load-balancer',
+    }),
+    col('Ports', (o) => ((asArray(asObj(o.spec)?.tls) ?? []).length ? '80, 443' : '80'), {
+      description: 'Ports of TLS configurations that open',
+    }),
+  ],
+  strategy: {
+    statusSubresource: true,
+    generationOf: specGeneration,
+    ...STATUS_SUBRESOURCE_HOOKS,
+    prepareForCreate(_ctx, obj) {
+      obj.status = {};
+    },
+    validate(_ctx, obj) {
+      const spec = asObj(obj.spec) ?? {};
+      const errs: FieldError[] = [];
+      const rules = asArray(spec.rules) ?? [];
+      if (spec.defaultBackend === undefined && rules.length === 0)
+        errs.push(field.invalid('spec.rules', [], 'either `defaultBackend` or `rules` must be specified'));
+      if (spec.defaultBackend !== undefined)
+        errs.push(...validateBackend('spec.defaultBackend', spec.defaultBackend));
+      rules.forEach((r, i) => {
+        const paths = asArray(asObj(asObj(r)?.http)?.paths) ?? [];
+        paths.forEach((p, j) => {
+          const at = `spec.rules[${i}].http.paths[${j}]`;
+          const po = asObj(p) ?? {};
+          const t = asString(po.pathType);
+          if (!t) errs.push(field.required(`${at}.pathType`, 'pathType must be specified'));
+          else if (!PATH_TYPES.includes(t)) errs.push(field.notSupported(`${at}.pathType`, t, PATH_TYPES));
+          errs.push(...validateBackend(`${at}.backend`, po.backend));
+        });
+      });
+      return errs;
+    },
+  },
+});

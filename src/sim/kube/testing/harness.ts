@@ -57,6 +57,8 @@ export interface TestKube {
     body?: unknown,
     opts?: KubeRequestOptions,
   ): Promise<KubeResponse<T>>;
+  /** A GET with the token and the given headers, the response as it comes (binary bodies, 304s). */
+  raw(path: string, headers?: Record<string, string>): Promise<Response>;
   watch(path: string): Promise<WatchStream>;
   close(): Promise<void>;
 }
@@ -85,7 +87,10 @@ export async function startTestKube(options: StartKubeSimOptions = {}): Promise<
         method,
         headers: headers(opts, body),
         dispatcher: agent,
-        ...(body !== undefined ? { body: typeof body === 'string' ? body : JSON.stringify(body) } : {}),
+        // Strings and bytes (protobuf bodies) go as they are; anything else as JSON.
+        ...(body !== undefined
+          ? { body: typeof body === 'string' || body instanceof Uint8Array ? body : JSON.stringify(body) }
+          : {}),
       });
       const text = await res.text();
       let parsed: any = text;
@@ -95,6 +100,12 @@ export async function startTestKube(options: StartKubeSimOptions = {}): Promise<
         // Not JSON (YAML, plain text): keep the text.
       }
       return { status: res.status, body: parsed, text, headers: res.headers as unknown as Headers };
+    },
+    async raw(path, extra = {}) {
+      return fetch(`${sim.url}${path}`, {
+        headers: { authorization: `Bearer ${sim.token}`, ...extra },
+        dispatcher: agent,
+      });
     },
     async watch(path) {
       const controller = new AbortController();
