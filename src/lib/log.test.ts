@@ -21,6 +21,15 @@ function assertNoSecret(output: string) {
   for (const s of SECRETS) assert.ok(!output.includes(s), `output leaks ${s}: ${output}`);
 }
 
+describe('log format', () => {
+  it('writes a text record with its fields on one line', () => {
+    const { log, lines } = capture('info', 'text');
+    log.error({ controller: 'service', namespace: 'demo', name: 'web', status: 400 }, 'reconcile failed');
+    assert.equal(lines.length, 1, lines.join('\n'));
+    assert.match(lines[0]!, /ERROR.*reconcile failed.*"controller":"service".*"status":400/);
+  });
+});
+
 describe('log redaction', () => {
   const cloudsYaml = {
     clouds: {

@@ -50,6 +50,9 @@ export function createLogger(options: LogOptions = {}): Logger {
       colorize: false,
       translateTime: 'SYS:HH:MM:ss.l',
       ignore: 'pid,hostname',
+      // One record, one line (as klog's text format): a failure with its object, error class and
+      // request id stays one line a reader can grep, not a key per line.
+      singleLine: true,
     });
     return pino(pinoOptions, stream);
   }
