@@ -25,7 +25,7 @@ import {
 } from './controllers/service.ts';
 import { registerRouteController, ROUTE_CONTROLLER } from './controllers/route.ts';
 import { parseClusterCidrs } from './routes/plan.ts';
-import type { Cidr } from './cidr.ts';
+import type { Cidr } from '../lib/cidr.ts';
 
 /** The controllers upstream's `--controllers` knows for a CCM. */
 export const KNOWN_CONTROLLERS = [

@@ -8,7 +8,15 @@
  * routes someone else put on the router stay whatever their nexthop. For the same reason a
  * podCIDR outside `--cluster-cidr` gets no route: the controller could not tell it as its own later.
  */
-import { cidrContains, formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Ip } from '../cidr.ts';
+import {
+  cidrContains,
+  formatCidr,
+  formatIp,
+  parseCidr,
+  parseIp,
+  type Cidr,
+  type Ip,
+} from '../../lib/cidr.ts';
 
 export interface RouteEntry {
   destination: string;

@@ -5,7 +5,7 @@
  * Only ingress rules are managed. Neutron gives every new group two allow-all egress rules; they
  * are left as they are, since a port's groups add up and the node's own groups already decide egress.
  */
-import { formatCidr, parseCidr } from '../cidr.ts';
+import { formatCidr, parseCidr } from '../../lib/cidr.ts';
 
 export interface MemberRule {
   ethertype: 'IPv4' | 'IPv6';
