@@ -134,7 +134,7 @@ export function sortNodeAddresses(
   addrs: readonly NodeAddress[],
   sortOrder: readonly string[],
 ): NodeAddress[] {
-  const cidrs = sortOrder.map(parseCidr).filter((c): c is Cidr => c !== undefined);
+  const cidrs = sortOrder.map((c) => parseCidr(c)).filter((c): c is Cidr => c !== undefined);
   const priority = (address: string): number => {
     const ip = parseIp(address);
     if (!ip) return 0;

@@ -19,6 +19,7 @@
  *
  * Pure: the group ids come in, the rules go out; ensure is in security-groups.ts.
  */
+import { parseCidr } from '../../lib/cidr.ts';
 import type { OpenStackClusterSpec, SecurityGroupRuleSpec } from '../api/index.ts';
 import type { ManagedSecurityGroupRole } from './names.ts';
 
@@ -74,7 +75,8 @@ function nodePorts(remote: Partial<ResolvedRule>): ResolvedRule[] {
   );
 }
 
-const isIPv4Cidr = (cidr: string) => /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(cidr);
+/** k8s.io/utils/net's IsIPv4CIDRString: NodePorts are opened to the cluster's IPv4 subnets only. */
+const isIPv4Cidr = (cidr: string) => parseCidr(cidr, { sloppy: true })?.family === 4;
 
 /** The user's extra rules, resolved against the managed groups that exist. */
 export function rulesFromSpecs(

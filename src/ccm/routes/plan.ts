@@ -119,7 +119,7 @@ export function desiredRoutes(
         );
         continue;
       }
-      const hop = node.internalIPs.map(parseIp).find((ip): ip is Ip => ip?.family === dest.family);
+      const hop = node.internalIPs.map((a) => parseIp(a)).find((ip): ip is Ip => ip?.family === dest.family);
       if (!hop) {
         problem(`no InternalIP of IPv${dest.family} to route podCIDR ${podCIDR} to`);
         continue;
