@@ -18,7 +18,6 @@ export {
 export { SharedInformers, type InformerDefaults } from './cache/shared.ts';
 export { Store, deepFreeze, type IndexFunc } from './cache/store.ts';
 export { byNamespace, byOwnerUid, field, NAMESPACE_INDEX, OWNER_UID_INDEX } from './cache/indexers.ts';
-export { systemClock, sleep, type Clock } from './clock.ts';
 export { Controller, type ControllerOptions } from './controller/controller.ts';
 export { ControllerBuilder, type ControllerHost } from './controller/builder.ts';
 export {
