@@ -122,4 +122,4 @@ export {
 } from './resource.ts';
 export type { Runnable, RunContext } from './runnable.ts';
 export { matchesLabelSelector, labelSelectorString, type LabelSelector } from './selector.ts';
-export { metaTime, microTime } from './time.ts';
+export { metaTime, microTime, timeMs } from './time.ts';

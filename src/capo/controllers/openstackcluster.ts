@@ -47,6 +47,7 @@ import {
   OWNER_UID_INDEX,
   patchStatus,
   removeFinalizer,
+  timeMs,
   type Manager,
   type ObjectKey,
   type ReconcileContext,
@@ -59,7 +60,8 @@ import {
   type BackoffPolicy,
   type DesiredLoadBalancer,
 } from '../../openstack/services/loadbalancer/index.ts';
-import { DependencyError, waitHint } from '../../openstack/services/server/index.ts';
+import { DependencyError } from '../../openstack/services/server/index.ts';
+import { ageMs, waitByAge } from '../../openstack/services/wait-by-age.ts';
 import {
   capoKinds,
   CLUSTER_FINALIZER,
@@ -965,15 +967,12 @@ class OpenStackClusterReconciler {
   ): Result {
     const message = this.reportForeign(osc, ctx, where, foreign);
     markFalse(draft.conditions, Conditions.Ready, ClusterReasons.ForeignResources, 'Warning', message);
-    const policy = {
+    const bounds = {
       initialMs: this.opts.deleteWaitMs,
       maxMs: Math.max(this.opts.deleteWaitMs, this.opts.foreignWaitMaxMs),
-      idleMs: this.opts.foreignWaitMaxMs,
     };
-    // Typed a Date by client-node, a string on the wire: either way an instant.
-    const deleting = osc.metadata?.deletionTimestamp;
-    const since = deleting === undefined ? undefined : new Date(deleting).toISOString();
-    return { requeueAfterMs: waitHint(since, this.mgr.clock.now(), policy) };
+    const age = ageMs(timeMs(osc.metadata?.deletionTimestamp), this.mgr.clock.now());
+    return { requeueAfterMs: waitByAge(age, bounds) };
   }
 
   /* ------------------------------------------------------------------ delete */
