@@ -10,4 +10,5 @@ export { LoadBalancerEngine, type EngineOptions } from './engine.ts';
 export { findLoadBalancer, type FindResult } from './find.ts';
 export { isOurs as isOurFloatingIp } from './floating-ip.ts';
 export { planChanges, planRemoval, type Plan, type PlanContext, type Step } from './plan.ts';
+export { RecreateWindow } from './recreate.ts';
 export type * from './types.ts';
