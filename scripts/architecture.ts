@@ -79,6 +79,15 @@ export async function checkArchitecture(root: string): Promise<Violation[]> {
       if (!imp.specifier.startsWith('.')) continue;
       const target = toPosix(relative(root, resolve(dirname(file), imp.specifier)));
       if (!target.startsWith('src/')) continue;
+      if (!imp.typeOnly && isTestFile(target)) {
+        violations.push({
+          file: rel,
+          line: imp.line,
+          specifier: imp.specifier,
+          message: `production code must not load test code (${target} is a test or lives under testing/); move what production needs out of testing/, or import only its types`,
+        });
+        continue;
+      }
       const targetLayer = target.split('/')[1] ?? '';
       if (targetLayer === layer) continue;
       const allowed =

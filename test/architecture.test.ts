@@ -120,6 +120,32 @@ describe('dependency rule', () => {
     assert.match(violations[1]!.message, /update PRODUCTION_COMMANDS/);
   });
 
+  it('catches production code loading a test helper, whatever the layers allow; tests and type imports may', async () => {
+    const root = await tree({
+      'src/sim/openstack/server.ts':
+        "import { startKillSwitch } from '../testing/kill-switch.ts';\nexport const s = startKillSwitch;\n",
+      'src/sim/testing/kill-switch.ts': 'export const startKillSwitch = 1;\n',
+      'src/ccm/helper.ts': "import { x } from './controllers/service.test.ts';\nexport const y = x;\n",
+      'src/ccm/controllers/service.test.ts': 'export const x = 1;\n',
+      'src/capo/crash.test.ts':
+        "import { startKillSwitch } from '../sim/testing/kill-switch.ts';\nexport const k = startKillSwitch;\n",
+      'src/capo/testing/env.ts':
+        "import { startKillSwitch } from '../../sim/testing/kill-switch.ts';\nexport const k = startKillSwitch;\n",
+      'src/kube/types.ts': "import type { Fake } from './testing/fake.ts';\nexport type F = Fake;\n",
+      'src/kube/testing/fake.ts': 'export type Fake = 1;\n',
+    });
+    roots.push(root);
+    const violations = await checkArchitecture(root);
+    assert.deepEqual(
+      violations.map((v) => [v.file, v.specifier]),
+      [
+        ['src/ccm/helper.ts', './controllers/service.test.ts'],
+        ['src/sim/openstack/server.ts', '../testing/kill-switch.ts'],
+      ],
+    );
+    assert.match(violations[0]!.message, /production code must not load test code/);
+  });
+
   it('lets the emulators import client types but not client code', async () => {
     const root = await tree({
       'src/sim/a.ts': "import type { Port } from '../openstack/types.ts';\nexport type P = Port;\n",

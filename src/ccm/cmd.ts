@@ -4,6 +4,7 @@
  * this module turns them into one OpenStack client, one Manager and the selected controllers.
  */
 import type { KubeConfig } from '@kubernetes/client-node';
+import type { Clock } from '../lib/clock.ts';
 import { UsageError } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
@@ -25,7 +26,7 @@ import {
 } from './controllers/service.ts';
 import { registerRouteController, ROUTE_CONTROLLER } from './controllers/route.ts';
 import { parseClusterCidrs } from './routes/plan.ts';
-import type { Cidr } from './cidr.ts';
+import type { Cidr } from '../lib/cidr.ts';
 
 /** The controllers upstream's `--controllers` knows for a CCM. */
 export const KNOWN_CONTROLLERS = [
@@ -178,6 +179,8 @@ export interface CcmDeps {
   serviceBackoff?: ServiceControllerOptions['backoff'];
   /** The service controller's failure back-off (upstream's 5 s to 300 s; scaled the same way). */
   serviceRetry?: ServiceControllerOptions['retry'];
+  /** The manager's clock (tests move it); the system's by default. */
+  clock?: Clock;
 }
 
 export interface Ccm {
@@ -207,6 +210,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
     kubeConfig,
     log,
     registry,
+    ...(deps.clock ? { clock: deps.clock } : {}),
     ...(secure ? { healthProbe: secure.serving } : {}),
     ...(opts.leaderElect
       ? {

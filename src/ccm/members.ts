@@ -3,7 +3,7 @@
  * controller filters them and OCCM's nodeAddressForLB picks the address.
  */
 import type { V1Node } from '@kubernetes/client-node';
-import { parseIp } from './cidr.ts';
+import { parseIp } from '../lib/cidr.ts';
 import type { NodeSelector } from './config/types.ts';
 import { matchesNodeSelector } from './node-selector.ts';
 

@@ -16,7 +16,7 @@
  *
  * A (type, address) pair appears once; the same address may appear with two types.
  */
-import { cidrContains, compareIps, isIPv6Like, parseCidr, parseIp, type Cidr } from './cidr.ts';
+import { cidrContains, compareIps, isIPv6Like, parseCidr, parseIp, type Cidr } from '../lib/cidr.ts';
 import type { NetworkingOptions } from './config/types.ts';
 import type { Server } from '../openstack/compute/v2/servers.ts';
 import type { Network } from '../openstack/network/v2/networks.ts';
@@ -134,7 +134,7 @@ export function sortNodeAddresses(
   addrs: readonly NodeAddress[],
   sortOrder: readonly string[],
 ): NodeAddress[] {
-  const cidrs = sortOrder.map(parseCidr).filter((c): c is Cidr => c !== undefined);
+  const cidrs = sortOrder.map((c) => parseCidr(c)).filter((c): c is Cidr => c !== undefined);
   const priority = (address: string): number => {
     const ip = parseIp(address);
     if (!ip) return 0;

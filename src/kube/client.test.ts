@@ -3,7 +3,7 @@ import { after, before, describe, it } from 'node:test';
 import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
 import { createRegistry } from '../lib/metrics.ts';
 import { KubeClient } from './client.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../lib/clock.ts';
 import { ignoreNotFound, isConflict, isNotFound, KubeApiError } from './errors.ts';
 import { kinds, metadataOnly } from './resource.ts';
 import { configMap, GADGET, gadgetCRD, kubeConfigFrom, testClient } from './testing/env.ts';

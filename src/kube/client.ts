@@ -15,7 +15,7 @@ import { RequestContext } from '@kubernetes/client-node';
 import { fetch, type Dispatcher } from 'undici';
 import type { Logger } from '../lib/log.ts';
 import type { Registry } from '../lib/metrics.ts';
-import { abortReason, systemClock, timeoutSignal, type Clock } from './clock.ts';
+import { abortReason, systemClock, timeoutSignal, type Clock } from '../lib/clock.ts';
 import { KubeApiError, type Status } from './errors.ts';
 import { counter, histogram, REQUEST_BUCKETS } from './metrics.ts';
 import { TokenBucket } from './ratelimit.ts';

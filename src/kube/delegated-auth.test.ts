@@ -4,7 +4,7 @@ import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
 import { KubeClient } from './client.ts';
 import { delegatedAuth } from './delegated-auth.ts';
 import { kubeConfigWithToken } from './testing/env.ts';
-import { FakeClock } from './testing/fake-clock.ts';
+import { FakeClock } from '../lib/testing/fake-clock.ts';
 
 const RBAC = '/apis/rbac.authorization.k8s.io/v1';
 

@@ -20,7 +20,7 @@ import type { V1SubjectAccessReview, V1TokenReview, V1UserInfo } from '@kubernet
 import type { GuardDecision, GuardedRequest, RequestGuard } from '../lib/health-server.ts';
 import type { Logger } from '../lib/log.ts';
 import type { KubeClient } from './client.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import { kinds } from './resource.ts';
 
 export interface DelegatedAuthOptions {

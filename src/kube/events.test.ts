@@ -13,7 +13,7 @@ import type { KubeClient } from './client.ts';
 import { EventRecorder } from './events.ts';
 import { kinds } from './resource.ts';
 import { configMap, testClient } from './testing/env.ts';
-import { FakeClock } from './testing/fake-clock.ts';
+import { FakeClock } from '../lib/testing/fake-clock.ts';
 
 describe('Event recorder against the emulator', () => {
   let k: TestKube;

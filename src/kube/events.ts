@@ -24,7 +24,7 @@
 import { hostname } from 'node:os';
 import { createLogger, type Logger } from '../lib/log.ts';
 import type { KubeClient } from './client.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../lib/clock.ts';
 import { isAlreadyExists, isNotFound, KubeApiError } from './errors.ts';
 import { kinds, type KubernetesObject, type ResourceType } from './resource.ts';
 import { metaTime, microTime } from './time.ts';

@@ -18,7 +18,6 @@ export {
 export { SharedInformers, type InformerDefaults } from './cache/shared.ts';
 export { Store, deepFreeze, type IndexFunc } from './cache/store.ts';
 export { byNamespace, byOwnerUid, field, NAMESPACE_INDEX, OWNER_UID_INDEX } from './cache/indexers.ts';
-export { systemClock, sleep, type Clock } from './clock.ts';
 export { Controller, type ControllerOptions } from './controller/controller.ts';
 export { ControllerBuilder, type ControllerHost } from './controller/builder.ts';
 export {
@@ -123,4 +122,4 @@ export {
 } from './resource.ts';
 export type { Runnable, RunContext } from './runnable.ts';
 export { matchesLabelSelector, labelSelectorString, type LabelSelector } from './selector.ts';
-export { metaTime, microTime } from './time.ts';
+export { metaTime, microTime, timeMs } from './time.ts';

@@ -7,7 +7,7 @@ import {
   MaxOfRateLimiter,
   TokenBucket,
 } from './ratelimit.ts';
-import { FakeClock } from './testing/fake-clock.ts';
+import { FakeClock } from '../lib/testing/fake-clock.ts';
 
 describe('rate limiters', () => {
   it('per-item exponential: base × 2^n, capped, per item, reset by forget', () => {

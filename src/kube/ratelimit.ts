@@ -5,7 +5,7 @@
  * `forget(item)` after a success, which is the only thing that resets an item's back-off.
  * The same token bucket, waited on, is the client's QPS/burst limit.
  */
-import { abortReason, systemClock, type Clock } from './clock.ts';
+import { abortReason, systemClock, type Clock } from '../lib/clock.ts';
 
 export interface RateLimiter<T> {
   /** The delay before `item` may be retried; each call counts as one more failure. */

@@ -9,3 +9,13 @@ export function metaTime(ms: number): string {
 export function microTime(ms: number): string {
   return new Date(ms).toISOString().replace(/Z$/, '000Z');
 }
+
+/**
+ * A metav1.Time as client-node types it (a Date) or the wire carries it (a string), in
+ * milliseconds; undefined when absent or unreadable.
+ */
+export function timeMs(t: Date | string | undefined): number | undefined {
+  if (t === undefined) return undefined;
+  const ms = t instanceof Date ? t.getTime() : Date.parse(t);
+  return Number.isNaN(ms) ? undefined : ms;
+}

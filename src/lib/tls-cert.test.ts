@@ -22,6 +22,17 @@ describe('serving certificates', () => {
       );
   });
 
+  it('names IP addresses as 4 or 16 bytes, an embedded IPv4 tail and a mapped address as Go writes them', () => {
+    const san = (host: string) =>
+      new X509Certificate(selfSignedCert({ commonName: 't', hosts: [host] }).certPem).subjectAltName;
+    assert.equal(san('10.0.0.1'), 'IP Address:10.0.0.1');
+    assert.equal(san('2001:db8::1'), 'IP Address:2001:DB8:0:0:0:0:0:1');
+    assert.equal(san('64:ff9b::192.0.2.33'), 'IP Address:64:FF9B:0:0:0:0:C000:221');
+    // Go's x509 writes ip.To4() when there is one.
+    assert.equal(san('::ffff:10.0.0.1'), 'IP Address:10.0.0.1');
+    assert.equal(san('api.example'), 'DNS:api.example');
+  });
+
   it('reads a PEM pair from files and refuses a key that is not the certificate’s', async () => {
     const dir = await mkdtemp(join(tmpdir(), 'shiftstack-cert-'));
     try {

@@ -8,7 +8,7 @@
  */
 import { createPrivateKey, generateKeyPairSync, randomBytes, sign, X509Certificate } from 'node:crypto';
 import { readFile } from 'node:fs/promises';
-import { isIPv4, isIPv6 } from 'node:net';
+import { parseIp, type Ip } from './cidr.ts';
 
 export interface ServingCert {
   keyPem: string;
@@ -67,16 +67,9 @@ function name(cn: string): Buffer {
   return seq(set(seq(oid('2.5.4.3'), utf8(cn))));
 }
 
-function ipBytes(ip: string): Buffer {
-  if (isIPv4(ip)) return Buffer.from(ip.split('.').map(Number));
-  // Expand `::` and write eight 16-bit groups.
-  const [head = '', tail = ''] = ip.split('::');
-  const h = head ? head.split(':') : [];
-  const t = tail ? tail.split(':') : [];
-  const groups = ip.includes('::') ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t] : h;
-  const out = Buffer.alloc(16);
-  groups.forEach((g, i) => out.writeUInt16BE(parseInt(g || '0', 16), i * 2));
-  return out;
+/** An iPAddress name: 4 bytes for IPv4 (a mapped address too, as Go's x509 writes To4()), else 16. */
+function ipBytes(ip: Ip): Buffer {
+  return Buffer.from(ip.family === 4 ? ip.bytes.subarray(12) : ip.bytes);
 }
 
 function extension(id: string, critical: boolean, value: Buffer): Buffer {
@@ -102,9 +95,10 @@ export function selfSignedCert(opts: SelfSignedOptions): ServingCert {
   const serial = randomBytes(16);
   serial[0] = (serial[0] ?? 0) & 0x7f;
   const san = seq(
-    ...hosts.map((h) =>
-      isIPv4(h) || isIPv6(h) ? tlv(0x87, ipBytes(h)) : tlv(0x82, Buffer.from(h, 'ascii')),
-    ),
+    ...hosts.map((h) => {
+      const ip = parseIp(h);
+      return ip ? tlv(0x87, ipBytes(ip)) : tlv(0x82, Buffer.from(h, 'ascii'));
+    }),
   );
   const extensions = seq(
     extension('2.5.29.19', true, seq(bool(true))),

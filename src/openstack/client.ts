@@ -19,7 +19,7 @@ import type { Logger } from '../lib/log.ts';
 import { rootLogger } from '../lib/log.ts';
 import type { Registry } from '../lib/metrics.ts';
 import type { CloudConfig } from './config/types.ts';
-import type { Clock } from './core/clock.ts';
+import type { Clock } from '../lib/clock.ts';
 import type { DiscoveryCache } from './core/discovery.ts';
 import type { RetryPolicy } from './core/retry.ts';
 import { ServiceClient, type ServiceClientOptions } from './core/service-client.ts';

@@ -6,7 +6,7 @@
  * management cluster CAPI installs its own.
  */
 import { apiEndpoint, conditions, failureDomains, nodeAddress, objectReference } from './common.ts';
-import { array, boolean, type Infer, integer, openObject, string } from './schema.ts';
+import { array, boolean, type Infer, integer, openObject, string } from '../../kube/crd/schema.ts';
 
 /** Labels, not fields: CAPI puts them on every object of a cluster. */
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';

@@ -15,7 +15,7 @@ import {
   object,
   string,
   type Schema,
-} from './schema.ts';
+} from '../../kube/crd/schema.ts';
 
 /* ------------------------------------------------------------------ params */
 

@@ -108,6 +108,6 @@ export {
   type CustomResourceDefinition,
   type Kind,
   type ObjectOfKind,
-} from './crd.ts';
+} from '../../kube/crd/kind.ts';
 export { crdFiles, CRD_DIR, type CrdFile } from './files.ts';
-export type { Infer } from './schema.ts';
+export type { Infer } from '../../kube/crd/schema.ts';

@@ -10,7 +10,7 @@ import {
   kubeObject,
   type CustomResourceDefinition,
   type Kind,
-} from './crd.ts';
+} from '../../kube/crd/kind.ts';
 import { openStackClusterIdentitySpec } from './openstackclusteridentity.ts';
 import {
   openStackClusterSpec,
@@ -25,7 +25,7 @@ import {
   openStackMachineTemplateStatus,
 } from './openstackmachine.ts';
 import { openStackServerSpec, openStackServerStatus } from './openstackserver.ts';
-import type { Infer } from './schema.ts';
+import type { Infer } from '../../kube/crd/schema.ts';
 
 export const INFRASTRUCTURE_GROUP = 'infrastructure.cluster.x-k8s.io';
 export const CLUSTER_API_GROUP = 'cluster.x-k8s.io';

@@ -17,7 +17,7 @@ import {
   instanceState,
 } from './common.ts';
 import { openStackMachineSpec } from './openstackmachine.ts';
-import { array, boolean, enumOf, type Infer, integer, object, string } from './schema.ts';
+import { array, boolean, enumOf, type Infer, integer, object, string } from '../../kube/crd/schema.ts';
 
 const subnetSpec = object(
   {

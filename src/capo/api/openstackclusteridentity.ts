@@ -4,7 +4,7 @@
  * to the namespaces its selector allows, named by `identityRef.type: ClusterIdentity`.
  */
 import { labelSelector } from './common.ts';
-import { type Infer, object, string } from './schema.ts';
+import { type Infer, object, string } from '../../kube/crd/schema.ts';
 
 export const openStackClusterIdentitySpec = object(
   {

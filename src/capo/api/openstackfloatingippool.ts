@@ -4,7 +4,7 @@
  * accepted; shiftstack has no controller for it and reports it as not supported.
  */
 import { conditions, identityRef, networkParam } from './common.ts';
-import { array, enumOf, type Infer, integer, object, string } from './schema.ts';
+import { array, enumOf, type Infer, integer, object, string } from '../../kube/crd/schema.ts';
 
 export const RECLAIM_POLICIES = ['Retain', 'Delete'] as const;
 

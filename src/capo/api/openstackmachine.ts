@@ -22,7 +22,7 @@ import {
   serverMetadata,
   typedLocalObjectReference,
 } from './common.ts';
-import { array, boolean, type Infer, object, string } from './schema.ts';
+import { array, boolean, type Infer, object, string } from '../../kube/crd/schema.ts';
 
 export const openStackMachineSpec = object(
   {

@@ -24,7 +24,7 @@ import {
   typedLocalObjectReference,
   volumeStatus,
 } from './common.ts';
-import { array, boolean, type Infer, object, string } from './schema.ts';
+import { array, boolean, type Infer, object, string } from '../../kube/crd/schema.ts';
 
 export const openStackServerSpec = object(
   {

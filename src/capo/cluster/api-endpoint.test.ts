@@ -150,10 +150,47 @@ test('the desired load balancer: CAPO’s names, TCP listeners per API port, mon
   );
 });
 
+test('the endpoint host is an address only when it is an IP literal, never a name or a bracketed literal', () => {
+  const vipOf = (host: string) =>
+    desiredApiLoadBalancer({
+      spec: { ...base, disableAPIServerFloatingIP: true, controlPlaneEndpoint: { host, port: 6443 } },
+      status: {},
+      resourceName: 'ns-c',
+      vipSubnetID: 's',
+      members: [],
+      externalNetworkID: undefined,
+      allowedCIDRs: undefined,
+      provider: undefined,
+      flavorID: undefined,
+    }).vip;
+  assert.deepEqual(vipOf('10.6.0.5'), { subnetId: 's', address: '10.6.0.5' });
+  assert.deepEqual(vipOf('2001:db8::5'), { subnetId: 's', address: '2001:db8::5' });
+  // Go's LookupHost, CAPO's lookup, reads none of these as an address; Octavia would refuse them.
+  for (const host of ['[2001:db8::5]', 'api.example.com:6443', '2001:db8::zz', '010.6.0.5'])
+    assert.deepEqual(vipOf(host), { subnetId: 's' }, host);
+
+  const fip = desiredApiLoadBalancer({
+    spec: { ...base, controlPlaneEndpoint: { host: '[2001:db8::5]', port: 6443 } },
+    status: {},
+    resourceName: 'ns-c',
+    vipSubnetID: 's',
+    members: [],
+    externalNetworkID: 'ext-1',
+    allowedCIDRs: undefined,
+    provider: undefined,
+    flavorID: undefined,
+  }).floatingIp;
+  assert.equal(fip?.address, undefined);
+});
+
 test('allowed CIDRs are widened as CAPO widens them, canonical and sorted', () => {
   const spec: OpenStackClusterSpec = {
     ...base,
-    apiServerLoadBalancer: { enabled: true, allowedCIDRs: ['192.168.1.0/24', '8.8.8.8', 'bogus'] },
+    apiServerLoadBalancer: {
+      enabled: true,
+      // k8s.io/utils/net reads leading zeros as decimal and keeps the text; IPv6 is not allowed.
+      allowedCIDRs: ['192.168.1.0/24', '8.8.8.8', 'bogus', '10.1.0.0/33', '010.2.0.0/16', 'fd00::/64'],
+    },
   };
   const out = canonicalAllowedCIDRs(spec, {
     bastion: { floatingIP: '172.24.4.7', ip: '10.6.0.7' },
@@ -161,6 +198,7 @@ test('allowed CIDRs are widened as CAPO widens them, canonical and sorted', () =
     router: { id: 'r', name: 'r', ips: ['172.24.4.2'] },
   });
   assert.deepEqual(out.cidrs, [
+    '010.2.0.0/16',
     '10.6.0.0/24',
     '10.6.0.7/32',
     '172.24.4.2/32',
@@ -168,7 +206,7 @@ test('allowed CIDRs are widened as CAPO widens them, canonical and sorted', () =
     '192.168.1.0/24',
     '8.8.8.8/32',
   ]);
-  assert.deepEqual(out.invalid, ['bogus']);
+  assert.deepEqual(out.invalid, ['bogus', '10.1.0.0/33', 'fd00::/64']);
   assert.deepEqual(canonicalAllowedCIDRs(base, {}), { cidrs: [], invalid: [] });
 });
 

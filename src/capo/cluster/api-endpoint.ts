@@ -20,6 +20,7 @@
  * floating IP (`apiServerFloatingIP`, or a new one, which the machine controller puts on the first
  * control-plane machine); `apiServerFixedIP`; else an error.
  */
+import { isIPv4, parseCidr, parseIp } from '../../lib/cidr.ts';
 import { DependencyError } from '../../openstack/services/server/index.ts';
 import type { DesiredLoadBalancer, DesiredListener } from '../../openstack/services/loadbalancer/index.ts';
 import type { FloatingIp } from '../../openstack/network/v2/floating-ips.ts';
@@ -40,6 +41,8 @@ import {
 import { resolveNetwork, resolveSubnet } from './params.ts';
 import { subnetStatus, type NetworkStatusWithSubnets } from './network.ts';
 
+const SLOPPY = { sloppy: true };
+
 export type ApiLoadBalancerStatus = NonNullable<OpenStackClusterStatus['apiServerLoadBalancer']>;
 
 export function loadBalancerEnabled(spec: OpenStackClusterSpec): boolean {
@@ -50,28 +53,9 @@ export function apiServerPort(spec: OpenStackClusterSpec): number {
   return spec.apiServerPort || DEFAULT_API_SERVER_PORT;
 }
 
-const IPV4 = /^(\d{1,3})\.(\d{1,3})\.(\d{1,3})\.(\d{1,3})$/;
-
-export function isIPv4(s: string): boolean {
-  const m = IPV4.exec(s);
-  return m !== null && m.slice(1).every((o) => Number(o) <= 255);
-}
-
-function isIPv4Cidr(s: string): boolean {
-  const [ip, bits, extra] = s.split('/');
-  return (
-    extra === undefined &&
-    ip !== undefined &&
-    isIPv4(ip) &&
-    bits !== undefined &&
-    /^\d{1,2}$/.test(bits) &&
-    Number(bits) <= 32
-  );
-}
-
 /** An IP literal to use as an address: host names are not resolved (a controller should not depend on DNS). */
 function ipOf(host: string | undefined): string | undefined {
-  return host && (isIPv4(host) || host.includes(':')) ? host : undefined;
+  return host && parseIp(host) ? host : undefined;
 }
 
 /**
@@ -92,9 +76,10 @@ export function canonicalAllowedCIDRs(
   all.push(...(status.router?.ips ?? []));
   const cidrs: string[] = [];
   const invalid: string[] = [];
+  // k8s.io/utils/net's IsIPv4String and IsIPv4CIDRString: sloppy, and the text is kept as written.
   for (const v of all) {
-    if (isIPv4(v)) cidrs.push(`${v}/32`);
-    else if (isIPv4Cidr(v)) cidrs.push(v);
+    if (isIPv4(v, SLOPPY)) cidrs.push(`${v}/32`);
+    else if (parseCidr(v, SLOPPY)?.family === 4) cidrs.push(v);
     else invalid.push(v);
   }
   return { cidrs: [...new Set(cidrs)].sort(), invalid };

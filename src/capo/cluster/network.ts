@@ -11,6 +11,7 @@
  *
  * One Neutron write per missing piece; a steady state reads and writes nothing new.
  */
+import { parseCidr } from '../../lib/cidr.ts';
 import type { Network } from '../../openstack/network/v2/networks.ts';
 import type { Router } from '../../openstack/network/v2/routers.ts';
 import type { Subnet } from '../../openstack/network/v2/subnets.ts';
@@ -210,7 +211,7 @@ async function ensureSubnet(ctx: NetworkContext, network: Network): Promise<Subn
         network_id: network.id,
         name,
         description: resourceDescription(ctx.resourceName),
-        ip_version: want.cidr.includes(':') ? 6 : 4,
+        ip_version: parseCidr(want.cidr, { sloppy: true })?.family === 6 ? 6 : 4,
         cidr: want.cidr,
         ...(want.dnsNameservers?.length ? { dns_nameservers: [...want.dnsNameservers] } : {}),
         ...(want.allocationPools?.length

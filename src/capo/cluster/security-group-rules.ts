@@ -19,6 +19,12 @@
  *
  * Pure: the group ids come in, the rules go out; ensure is in security-groups.ts.
  */
+import { parseCidr } from '../../lib/cidr.ts';
+import {
+  ruleIdentity,
+  type DesiredRule,
+  type RulePlanOptions,
+} from '../../openstack/services/securitygroup/index.ts';
 import type { OpenStackClusterSpec, SecurityGroupRuleSpec } from '../api/index.ts';
 import type { ManagedSecurityGroupRole } from './names.ts';
 
@@ -74,7 +80,8 @@ function nodePorts(remote: Partial<ResolvedRule>): ResolvedRule[] {
   );
 }
 
-const isIPv4Cidr = (cidr: string) => /^\d{1,3}(\.\d{1,3}){3}\/\d{1,2}$/.test(cidr);
+/** k8s.io/utils/net's IsIPv4CIDRString: NodePorts are opened to the cluster's IPv4 subnets only. */
+const isIPv4Cidr = (cidr: string) => parseCidr(cidr, { sloppy: true })?.family === 4;
 
 /** The user's extra rules, resolved against the managed groups that exist. */
 export function rulesFromSpecs(
@@ -180,19 +187,23 @@ export function desiredRules(input: DesiredInput): Partial<Record<ManagedSecurit
   return out;
 }
 
-export function ruleKey(r: ResolvedRule): string {
-  return JSON.stringify([
-    r.description,
-    r.direction,
-    r.etherType,
-    r.portRangeMin,
-    r.portRangeMax,
-    r.protocol,
-    r.remoteGroupID,
-    r.remoteIPPrefix,
-  ]);
+/** CAPO manages every rule of its groups, and a rule's description is part of it. */
+export const CAPO_RULES: RulePlanOptions = { description: true };
+
+/** The rule in Neutron's fields: CAPO's 0 and '' are "any". */
+export function desiredRule(r: ResolvedRule): DesiredRule {
+  return {
+    direction: r.direction,
+    ethertype: r.etherType,
+    description: r.description,
+    protocol: r.protocol || null,
+    port_range_min: r.portRangeMin || null,
+    port_range_max: r.portRangeMax || null,
+    remote_ip_prefix: r.remoteIPPrefix || null,
+    remote_group_id: r.remoteGroupID || null,
+  };
 }
 
 function unique(rules: readonly ResolvedRule[]): ResolvedRule[] {
-  return [...new Map(rules.map((r) => [ruleKey(r), r])).values()];
+  return [...new Map(rules.map((r) => [ruleIdentity(desiredRule(r), CAPO_RULES), r])).values()];
 }

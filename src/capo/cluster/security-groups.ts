@@ -1,24 +1,22 @@
 /**
  * CAPO's managed security groups (`k8s-cluster-<ns>-<name>-secgroup-{controlplane,worker,bastion}`):
  * each group is found by name or created, its tags set to the cluster's, then its rules diffed
- * against security-group-rules.ts: rules nobody wants are deleted first (a rule allowing the same
- * traffic as a new one would make Neutron refuse the new one), then the missing ones created.
+ * against security-group-rules.ts by the shared plan (src/openstack/services/securitygroup, with
+ * descriptions compared, as CAPO does): rules nobody wants are deleted first (a rule allowing the
+ * same traffic as a new one would make Neutron refuse the new one), then the missing ones created.
  * Groups are created before any rule, since rules refer to the groups by id.
  *
  * The bastion group exists only while the bastion is enabled; once disabled, it is deleted as soon
  * as nothing uses it (CAPO #2113: best effort on each reconcile, and again on cluster deletion).
  */
-import { isConflict, isNotFound, OpenStackHttpError } from '../../openstack/core/errors.ts';
+import { isConflict, isNotFound } from '../../openstack/core/errors.ts';
 import type { SecurityGroup } from '../../openstack/network/v2/security-groups.ts';
-import type {
-  SecurityGroupRule,
-  SecurityGroupRuleCreateOpts,
-} from '../../openstack/network/v2/security-group-rules.ts';
+import { applyRulePlan, planRules } from '../../openstack/services/securitygroup/index.ts';
 import { DependencyError } from '../../openstack/services/server/index.ts';
 import type { OpenStackClusterSpec } from '../api/index.ts';
 import type { ClusterApi } from './api.ts';
 import { SECURITY_GROUP_DESCRIPTION, securityGroupName, type ManagedSecurityGroupRole } from './names.ts';
-import { desiredRules, ruleKey, type GroupIDs, type ResolvedRule } from './security-group-rules.ts';
+import { CAPO_RULES, desiredRule, desiredRules, type GroupIDs } from './security-group-rules.ts';
 import { sameTags } from './tags.ts';
 
 export interface SecurityGroupStatus {
@@ -59,51 +57,6 @@ async function findGroup(
       found.map((g) => g.id),
     );
   return found[0];
-}
-
-/** Neutron's rule in CAPO's shape, so the two compare field by field. */
-export function observedRule(r: SecurityGroupRule): ResolvedRule {
-  return {
-    description: r.description ?? '',
-    direction: r.direction,
-    etherType: r.ethertype,
-    portRangeMin: r.port_range_min ?? 0,
-    portRangeMax: r.port_range_max ?? 0,
-    protocol: r.protocol ?? '',
-    remoteGroupID: r.remote_group_id ?? '',
-    remoteIPPrefix: r.remote_ip_prefix ?? '',
-  };
-}
-
-function createBody(groupID: string, r: ResolvedRule): SecurityGroupRuleCreateOpts {
-  return {
-    security_group_id: groupID,
-    direction: r.direction,
-    ethertype: r.etherType,
-    description: r.description,
-    ...(r.protocol ? { protocol: r.protocol } : {}),
-    ...(r.portRangeMin ? { port_range_min: r.portRangeMin } : {}),
-    ...(r.portRangeMax ? { port_range_max: r.portRangeMax } : {}),
-    ...(r.remoteGroupID ? { remote_group_id: r.remoteGroupID } : {}),
-    ...(r.remoteIPPrefix ? { remote_ip_prefix: r.remoteIPPrefix } : {}),
-  };
-}
-
-export interface RuleDiff {
-  toDelete: SecurityGroupRule[];
-  toCreate: ResolvedRule[];
-}
-
-export function diffRules(
-  observed: readonly SecurityGroupRule[],
-  desired: readonly ResolvedRule[],
-): RuleDiff {
-  const want = new Set(desired.map(ruleKey));
-  const have = new Set(observed.map((r) => ruleKey(observedRule(r))));
-  return {
-    toDelete: observed.filter((r) => !want.has(ruleKey(observedRule(r)))),
-    toCreate: desired.filter((r) => !have.has(ruleKey(r))),
-  };
 }
 
 async function getOrCreate(
@@ -152,25 +105,14 @@ export async function reconcileSecurityGroups(
   let created = 0;
   let deleted = 0;
   for (const [role, group] of groups) {
-    const { toDelete, toCreate } = diffRules(group.security_group_rules ?? [], desired[role] ?? []);
-    for (const r of toDelete) {
-      try {
-        await api.network.securityGroupRules.delete(r.id, { signal });
-        deleted++;
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
-    }
-    for (const r of toCreate) {
-      try {
-        await api.network.securityGroupRules.create(createBody(group.id, r), { signal });
-        created++;
-      } catch (err) {
-        // Neutron refuses a rule allowing the same traffic as another (only the description
-        // differs): the traffic is allowed, which is what the rule is for.
-        if (!(OpenStackHttpError.is(err) && err.errorType === 'SecurityGroupRuleExists')) throw err;
-      }
-    }
+    const plan = planRules(
+      (desired[role] ?? []).map(desiredRule),
+      group.security_group_rules ?? [],
+      CAPO_RULES,
+    );
+    const out = await applyRulePlan(api, group.id, plan, { signal });
+    created += out.created;
+    deleted += out.deleted;
   }
   const status = (role: ManagedSecurityGroupRole) => {
     const g = groups.get(role);

@@ -24,7 +24,7 @@ import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it, type TestContext } from 'node:test';
 import { parseAllDocuments } from 'yaml';
-import { startKillSwitch, type KillSwitch } from '../../ccm/testing/kill-switch.ts';
+import { startKillSwitch, type KillSwitch } from '../../sim/testing/kill-switch.ts';
 import { CENSUS_KINDS, leaks, takeCensus, type Census, type CensusKind } from '../../demo/census.ts';
 import { isNotFound } from '../../kube/index.ts';
 import { kubeconfigText, writeKubeconfig } from '../../sim/kube/kubeconfig.ts';

@@ -47,6 +47,7 @@ import {
   OWNER_UID_INDEX,
   patchStatus,
   removeFinalizer,
+  timeMs,
   type Manager,
   type ObjectKey,
   type ReconcileContext,
@@ -56,10 +57,12 @@ import {
 import { OpenStackHttpError } from '../../openstack/core/errors.ts';
 import {
   LoadBalancerEngine,
+  RecreateWindow,
   type BackoffPolicy,
   type DesiredLoadBalancer,
 } from '../../openstack/services/loadbalancer/index.ts';
-import { DependencyError, waitHint } from '../../openstack/services/server/index.ts';
+import { DependencyError } from '../../openstack/services/server/index.ts';
+import { ageMs, waitByAge } from '../../openstack/services/wait-by-age.ts';
 import {
   capoKinds,
   CLUSTER_FINALIZER,
@@ -284,16 +287,12 @@ interface Run {
 /** A step's answer: go on, or stop this reconcile with this result. */
 type Step = { stop: Result } | undefined;
 
-interface Recreate {
-  at: number;
-  removing: boolean;
-}
-
 class OpenStackClusterReconciler {
   private readonly mgr: Manager;
   private readonly scopes: ScopeCache;
   private readonly opts: Required<OpenStackClusterControllerOptions>;
-  private readonly recreates = new Map<string, Recreate>();
+  /** When a cluster's API load balancer in ERROR is deleted and created again. */
+  private readonly recreates: RecreateWindow;
   /** Octavia's providers and features, per client (they do not change while a process runs). */
   private readonly octavia = new WeakMap<ClusterApi, Promise<{ providers: string[]; cidrs: boolean }>>();
 
@@ -316,6 +315,7 @@ class OpenStackClusterReconciler {
     this.opts.machinesWaitMs = cap(this.opts.machinesWaitMs);
     this.opts.deleteWaitMs = cap(this.opts.deleteWaitMs);
     this.opts.errorRetryMs = cap(this.opts.errorRetryMs);
+    this.recreates = new RecreateWindow(mgr.clock, this.opts.recreateWindowMs);
   }
 
   private lbEngine(api: ClusterApi): LoadBalancerEngine {
@@ -327,7 +327,7 @@ class OpenStackClusterReconciler {
     const key = `${req.namespace ?? ''}/${req.name}`;
     const osc = await this.mgr.client.get(capoKinds.OpenStackCluster, req, { signal });
     if (!osc) {
-      this.recreates.delete(key);
+      this.recreates.forget(key);
       return {};
     }
     const namespace = osc.metadata?.namespace ?? 'default';
@@ -654,12 +654,11 @@ class OpenStackClusterReconciler {
     });
 
     const engine = this.lbEngine(api);
-    const recreate = this.recreates.get(key);
-    if (recreate?.removing) {
+    if (this.recreates.removing(key)) {
       const r = await engine.remove(desired, { signal });
       if (r.phase === 'Pending') return { stop: { requeueAfterMs: r.retryAfterMs } };
       if (r.phase === 'Failed') throw new EndpointError(`deleting the load balancer in ERROR: ${r.message}`);
-      recreate.removing = false;
+      this.recreates.removed(key);
       delete status.apiServerLoadBalancer;
       return { stop: { requeueAfterMs: 1 } };
     }
@@ -706,9 +705,7 @@ class OpenStackClusterReconciler {
         await draft.persist(signal);
         return { stop: { requeueAfterMs: result.retryAfterMs } };
       case 'Failed': {
-        const now = Date.now();
-        if (result.recreate && (!recreate || now - recreate.at >= this.opts.recreateWindowMs)) {
-          this.recreates.set(key, { at: now, removing: true });
+        if (result.recreate && this.recreates.begin(key)) {
           this.warn(
             osc,
             ClusterEventReasons.ReconcileError,
@@ -965,15 +962,12 @@ class OpenStackClusterReconciler {
   ): Result {
     const message = this.reportForeign(osc, ctx, where, foreign);
     markFalse(draft.conditions, Conditions.Ready, ClusterReasons.ForeignResources, 'Warning', message);
-    const policy = {
+    const bounds = {
       initialMs: this.opts.deleteWaitMs,
       maxMs: Math.max(this.opts.deleteWaitMs, this.opts.foreignWaitMaxMs),
-      idleMs: this.opts.foreignWaitMaxMs,
     };
-    // Typed a Date by client-node, a string on the wire: either way an instant.
-    const deleting = osc.metadata?.deletionTimestamp;
-    const since = deleting === undefined ? undefined : new Date(deleting).toISOString();
-    return { requeueAfterMs: waitHint(since, this.mgr.clock.now(), policy) };
+    const age = ageMs(timeMs(osc.metadata?.deletionTimestamp), this.mgr.clock.now());
+    return { requeueAfterMs: waitByAge(age, bounds) };
   }
 
   /* ------------------------------------------------------------------ delete */
@@ -1058,7 +1052,7 @@ class OpenStackClusterReconciler {
 
   private async finish(osc: OpenStackCluster, ctx: ReconcileContext, key: string): Promise<undefined> {
     await removeFinalizer(this.mgr.api, capoKinds.OpenStackCluster, osc, CLUSTER_FINALIZER);
-    this.recreates.delete(key);
+    this.recreates.forget(key);
     this.mgr.events.event(osc, 'Normal', ClusterEventReasons.Deleted, 'Deleted the cluster infrastructure');
     ctx.log.info('cluster infrastructure deleted');
     return undefined;
@@ -1098,7 +1092,7 @@ class OpenStackClusterReconciler {
       if (r.phase === 'Pending') return Math.min(r.retryAfterMs, this.opts.deleteWaitMs);
       if (r.phase === 'Failed') throw new EndpointError(`deleting the API load balancer: ${r.message}`);
       delete draft.status.apiServerLoadBalancer;
-      this.recreates.delete(key);
+      this.recreates.forget(key);
       return undefined;
     }
     const host = run.osc.spec.controlPlaneEndpoint?.host;

@@ -12,7 +12,7 @@
 import assert from 'node:assert/strict';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import { startKillSwitch, type KillSwitch } from '../../ccm/testing/kill-switch.ts';
+import { startKillSwitch, type KillSwitch } from '../../sim/testing/kill-switch.ts';
 import { kubeconfigText, writeKubeconfig } from '../../sim/kube/kubeconfig.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { capoKinds, type OpenStackServer } from '../api/index.ts';

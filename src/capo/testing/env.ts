@@ -14,6 +14,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Secret } from '@kubernetes/client-node';
 import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import type { Clock } from '../../lib/clock.ts';
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from '../../lib/log.ts';
 import { createRegistry, type Registry } from '../../lib/metrics.ts';
 import { isAlreadyExists, kinds, Manager, type KubeClient, type KubernetesObject } from '../../kube/index.ts';
@@ -121,6 +122,8 @@ export interface StartCapoOptions {
   log?: Logger;
   /** How long in-flight reconciles may run on stop (default 5 s). */
   gracefulShutdownTimeoutMs?: number;
+  /** The manager's clock (the controllers' waits and windows read it); the system's by default. */
+  clock?: Clock;
   /**
    * The OpenStackMachine controller: acts as Cluster API core (no CAPI runs here) and waits
    * 100 ms–1 s instead of CAPO's 10–15 s, unless told otherwise.
@@ -300,6 +303,7 @@ export function startCapo(env: CapoEnv, opts: StartCapoOptions = {}): Promise<Ru
     log,
     registry,
     gracefulShutdownTimeoutMs: opts.gracefulShutdownTimeoutMs ?? 5_000,
+    ...(opts.clock ? { clock: opts.clock } : {}),
   });
   const scopes = new ScopeCache({
     reader: manager.client,

@@ -2,7 +2,7 @@
  * `[Networking]` (OCCM's NetworkingOpts): which node addresses are external, which internal, the
  * IPv6 switch and the CIDR sort order. `public-network-name` and `internal-network-name` repeat.
  */
-import { parseCidr } from '../cidr.ts';
+import { parseCidr } from '../../lib/cidr.ts';
 import type { SectionReader } from './section-reader.ts';
 import type { NetworkingOptions } from './types.ts';
 

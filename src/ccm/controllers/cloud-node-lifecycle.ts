@@ -14,6 +14,7 @@ import {
   isNotFound,
   kinds,
   mergePatch,
+  timeMs,
   type Manager,
   type ReconcileContext,
   type Request,
@@ -72,8 +73,8 @@ async function reconcileLifecycle(
 
   // Upstream's "wait unknown uninitialized node": kubelet may register before the server is findable.
   if (!node.spec?.providerID && hasTaint(node, TAINT_UNINITIALIZED)) {
-    const created = Date.parse(String(node.metadata?.creationTimestamp ?? ''));
-    const age = Number.isNaN(created) ? Infinity : mgr.clock.now() - created;
+    const created = timeMs(node.metadata?.creationTimestamp);
+    const age = created === undefined ? Infinity : mgr.clock.now() - created;
     if (age < UNINITIALIZED_NODE_DELAY_MS)
       return { requeueAfterMs: Math.max(period, UNINITIALIZED_NODE_DELAY_MS - age) };
   }

@@ -20,6 +20,7 @@ import {
   mergePatch,
   patchStatus,
   TerminalError,
+  timeMs,
   type Manager,
   type ReconcileContext,
   type Request,
@@ -41,7 +42,8 @@ import {
   sameAddresses,
   TAINT_UNINITIALIZED,
 } from '../node-spec.ts';
-import { waitHint } from '../../openstack/services/server/index.ts';
+import { parseOpenStackTime } from '../../openstack/core/time.ts';
+import { ageMs, waitByAge } from '../../openstack/services/wait-by-age.ts';
 import { ProviderIdError } from '../provider-id.ts';
 
 export const CLOUD_NODE_CONTROLLER = 'cloud-node';
@@ -59,13 +61,6 @@ export interface CloudNodeOptions {
 
 /** The first look again, and the floor of every wait. */
 const FIRST_LOOK_MS = 250;
-
-/** Half the age of `since` (the Node's or the server's creation), between 250 ms and `capMs`. */
-function waitByAge(since: Date | string | undefined, now: number, capMs: number): number {
-  const ms = since instanceof Date ? since.getTime() : since === undefined ? Number.NaN : Date.parse(since);
-  const iso = Number.isNaN(ms) ? undefined : new Date(ms).toISOString();
-  return waitHint(iso, now, { initialMs: FIRST_LOOK_MS, maxMs: capMs, idleMs: capMs });
-}
 
 export function registerCloudNodeController(
   mgr: Manager,
@@ -126,7 +121,8 @@ class CloudNodeReconciler {
 
   /** The wait for a server that is not there (or not the only one) yet: by the Node's age. */
   private nodeWait(node: V1Node): number {
-    return waitByAge(node.metadata?.creationTimestamp, this.mgr.clock.now(), this.opts.missingBackoffCapMs);
+    const age = ageMs(timeMs(node.metadata?.creationTimestamp), this.mgr.clock.now());
+    return waitByAge(age, { initialMs: FIRST_LOOK_MS, maxMs: this.opts.missingBackoffCapMs });
   }
 
   private async lookup(node: V1Node, signal: AbortSignal): Promise<ServerLookup> {
@@ -165,8 +161,9 @@ class CloudNodeReconciler {
     const server = found.server;
     if (server.status === 'BUILD') {
       ctx.log.info({ server: server.id }, 'server still building; looking again later');
+      const age = ageMs(parseOpenStackTime(server.created), this.mgr.clock.now());
       return {
-        requeueAfterMs: waitByAge(server.created, this.mgr.clock.now(), this.opts.buildBackoffCapMs),
+        requeueAfterMs: waitByAge(age, { initialMs: FIRST_LOOK_MS, maxMs: this.opts.buildBackoffCapMs }),
       };
     }
 

@@ -18,7 +18,7 @@
  * someone else adds meanwhile is never lost; the Nodes' ports come from one list per 40 servers.
  */
 import type { V1Node, V1NodeCondition } from '@kubernetes/client-node';
-import type { Cidr } from '../cidr.ts';
+import type { Cidr } from '../../lib/cidr.ts';
 import {
   fieldsChanged,
   kinds,

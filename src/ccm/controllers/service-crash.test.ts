@@ -20,7 +20,7 @@ import { kubeconfigText, writeKubeconfig } from '../../sim/kube/kubeconfig.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { floatingIpDescription, loadBalancerName } from '../naming.ts';
 import { Annotation } from '../service/annotations.ts';
-import { startKillSwitch, type KillSwitch } from '../testing/kill-switch.ts';
+import { startKillSwitch, type KillSwitch } from '../../sim/testing/kill-switch.ts';
 import { startCcmEnv, type CcmEnv, type RunningCcm } from '../testing/env.ts';
 
 const WAIT = { timeoutMs: 30_000, intervalMs: 20 };

@@ -316,4 +316,36 @@ describe('service controller: member security groups (end to end: kube and OpenS
     assert.ok(left.includes(other.id));
     assert.deepEqual(await env.os.network.securityGroups.list({ name }).all(), []);
   });
+
+  it('fails on a rule Neutron refuses for quota instead of taking the 409 for a duplicate', async () => {
+    const groups = new MemberSecurityGroups(env.os);
+    const target = {
+      name: 'lb-sg-quota',
+      description: 'quota',
+      rules: [] as ReturnType<typeof memberRules>,
+      subnetId,
+      members: [],
+    };
+    const signal = AbortSignal.timeout(20_000);
+    const { id } = await groups.ensure(target, signal);
+    const project = (await env.os.network.securityGroups.get(id)).project_id;
+    const quotas = `/v2.0/quotas/${project}`;
+    const used = (await env.sim.request('neutron', 'GET', `${quotas}/details.json`)).body.quota
+      .security_group_rule.used as number;
+    assert.equal(
+      (await env.sim.request('neutron', 'PUT', quotas, { body: { quota: { security_group_rule: used } } }))
+        .status,
+      200,
+    );
+    try {
+      const rules = memberRules({
+        ports: [{ protocol: 'TCP', nodePort: 30002 }],
+        subnetCidr: '10.30.0.0/24',
+      });
+      await assert.rejects(groups.ensure({ ...target, rules }, signal), /Quota exceeded/);
+    } finally {
+      await env.sim.request('neutron', 'DELETE', quotas);
+      await groups.remove(target.name, signal);
+    }
+  });
 });

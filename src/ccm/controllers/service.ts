@@ -43,6 +43,7 @@ import type { ApiVersion } from '../../openstack/core/api-version.ts';
 import { ApiVersionError } from '../../openstack/core/errors.ts';
 import {
   LoadBalancerEngine,
+  RecreateWindow,
   type BackoffPolicy,
   type DesiredLoadBalancer,
   type EnsureResult,
@@ -166,10 +167,6 @@ interface SecurityGroupInput {
 interface Progress {
   /** Actions of the convergence under way (since the last Ready), for the closing Event. */
   actions: string[];
-  /** When this Service's ERROR load balancer was last deleted for a recreate. */
-  recreatedAt?: number;
-  /** A recreate's delete is under way: keep calling remove until it is gone. */
-  recreating?: boolean;
 }
 
 class ServiceReconciler {
@@ -180,6 +177,8 @@ class ServiceReconciler {
   private readonly engine: LoadBalancerEngine;
   private readonly metrics: ReconcileMetrics;
   private readonly progress = new Map<string, Progress>();
+  /** When a Service's load balancer in ERROR is deleted and created again. */
+  private readonly recreates: RecreateWindow;
   /** VIP subnets found from a node address (OCCM's getSubnetIDForLB), per address. */
   private readonly subnets = new Map<string, string>();
   /** Subnet CIDRs, per subnet id (Neutron never changes a subnet's CIDR). */
@@ -218,6 +217,7 @@ class ServiceReconciler {
     });
     this.metrics = reconcileMetrics(mgr.registry);
     this.securityGroups = new MemberSecurityGroups(os);
+    this.recreates = new RecreateWindow(mgr.clock, this.opts.recreateWindowMs);
   }
 
   /** The config now: a rotation of the Secret reaches the next reconcile. */
@@ -235,6 +235,7 @@ class ServiceReconciler {
     let svc = await this.mgr.client.get(kinds.Service, req, { signal });
     if (!svc) {
       this.progress.delete(key);
+      this.recreates.forget(key);
       this.noLeftoverGroup.delete(key);
       return {};
     }
@@ -326,7 +327,7 @@ class ServiceReconciler {
 
     const progress = this.progress.get(key) ?? { actions: [] };
     if (!this.progress.has(key)) this.progress.set(key, progress);
-    if (progress.recreating) return this.recreateStep(svc, key, desired, progress, signal);
+    if (this.recreates.removing(key)) return this.recreateStep(svc, key, desired, signal);
 
     const result = await observeReconcile(this.metrics, ReconcileOperation.Ensure, () =>
       this.engine.ensure(desired, { signal }),
@@ -351,7 +352,7 @@ class ServiceReconciler {
         if (result.reason === 'Conflict') throw new LoadBalancerSyncError(key, result.reason, result.message);
         return { requeueAfterMs: result.retryAfterMs };
       case 'Failed':
-        return this.failed(svc, key, plan.spec, desired, result, progress, signal);
+        return this.failed(svc, key, plan.spec, desired, result, signal);
       case 'Ready':
         return this.ready(svc, { plan, members, detectedSubnetId }, result, progress, signal, ctx);
     }
@@ -481,18 +482,11 @@ class ServiceReconciler {
     spec: LoadBalancerPlan['spec'],
     desired: DesiredLoadBalancer,
     result: Failed,
-    progress: Progress,
     signal: AbortSignal,
   ): Promise<Result> {
-    const now = Date.now();
-    if (
-      result.recreate &&
-      (progress.recreatedAt === undefined || now - progress.recreatedAt >= this.opts.recreateWindowMs)
-    ) {
-      progress.recreatedAt = now;
-      progress.recreating = true;
+    if (result.recreate && this.recreates.begin(key)) {
       this.warn(svc, ServiceControllerReason.Recreating, `${result.message}; deleting it to create it again`);
-      return this.recreateStep(svc, key, desired, progress, signal);
+      return this.recreateStep(svc, key, desired, signal);
     }
     // A refused flavor, subnet or network is named by the annotation or key that supplied it.
     const message = refusalMessage(result, spec, desired) ?? result.message;
@@ -505,7 +499,6 @@ class ServiceReconciler {
     svc: V1Service,
     key: string,
     desired: DesiredLoadBalancer,
-    progress: Progress,
     signal: AbortSignal,
   ): Promise<Result> {
     const r = await this.engine.remove(desired, { signal });
@@ -513,7 +506,7 @@ class ServiceReconciler {
       if (r.reason === 'Conflict') throw new LoadBalancerSyncError(key, r.reason, r.message);
       return { requeueAfterMs: r.retryAfterMs };
     }
-    progress.recreating = false;
+    this.recreates.removed(key);
     if (r.phase === 'Failed') {
       this.warn(svc, FrameworkReason.SyncLoadBalancerFailed, `Error syncing load balancer: ${r.message}`);
       throw new LoadBalancerSyncError(key, r.reason, r.message);
@@ -570,6 +563,7 @@ class ServiceReconciler {
     await removeFinalizer(this.mgr.client.api, kinds.Service, svc, LOAD_BALANCER_FINALIZER, { signal });
     this.mgr.events.event(svc, 'Normal', FrameworkReason.DeletedLoadBalancer, 'Deleted load balancer');
     this.progress.delete(key);
+    this.recreates.forget(key);
     return {};
   }
 

@@ -13,7 +13,7 @@
 import { isPreconditionFailed } from '../../openstack/core/errors.ts';
 import type { NetworkV2 } from '../../openstack/network/v2/index.ts';
 import type { AllowedAddressPair, Port } from '../../openstack/network/v2/ports.ts';
-import { formatCidr, formatIp, parseCidr, parseIp } from '../cidr.ts';
+import { formatCidr, formatIp, parseCidr, parseIp } from '../../lib/cidr.ts';
 
 /** Server ids per port list: keeps the query string well under URL limits. */
 const SERVERS_PER_LIST = 40;

@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { formatCidr } from '../cidr.ts';
+import { formatCidr } from '../../lib/cidr.ts';
 import { isClusterRoute, parseClusterCidrs, planRoutes, routeKey, type RouteNode } from './plan.ts';
 
 const v4 = parseClusterCidrs('10.244.0.0/16');

@@ -8,7 +8,15 @@
  * routes someone else put on the router stay whatever their nexthop. For the same reason a
  * podCIDR outside `--cluster-cidr` gets no route: the controller could not tell it as its own later.
  */
-import { cidrContains, formatCidr, formatIp, parseCidr, parseIp, type Cidr, type Ip } from '../cidr.ts';
+import {
+  cidrContains,
+  formatCidr,
+  formatIp,
+  parseCidr,
+  parseIp,
+  type Cidr,
+  type Ip,
+} from '../../lib/cidr.ts';
 
 export interface RouteEntry {
   destination: string;
@@ -111,7 +119,7 @@ export function desiredRoutes(
         );
         continue;
       }
-      const hop = node.internalIPs.map(parseIp).find((ip): ip is Ip => ip?.family === dest.family);
+      const hop = node.internalIPs.map((a) => parseIp(a)).find((ip): ip is Ip => ip?.family === dest.family);
       if (!hop) {
         problem(`no InternalIP of IPv${dest.family} to route podCIDR ${podCIDR} to`);
         continue;

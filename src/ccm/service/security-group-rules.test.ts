@@ -1,15 +1,27 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { diffRules, memberRules, type ExistingRule } from './security-group-rules.ts';
+import type { SecurityGroupRule } from '../../openstack/network/v2/security-group-rules.ts';
+import { planRules } from '../../openstack/services/securitygroup/index.ts';
+import { desiredRule, MEMBER_RULES, memberRules, type MemberRule } from './security-group-rules.ts';
 
 const ports = [
   { protocol: 'TCP', nodePort: 30080 },
   { protocol: 'UDP', nodePort: 30053 },
 ];
 
-function existing(id: string, over: Partial<ExistingRule>): ExistingRule {
+/** The diff of OCCM's rules against what the group holds, with OCCM's options. */
+const diffRules = (desired: readonly MemberRule[], existing: readonly SecurityGroupRule[]) => {
+  const plan = planRules(desired.map(desiredRule), existing, MEMBER_RULES);
+  return { create: plan.create, remove: plan.delete };
+};
+
+function existing(id: string, over: Partial<SecurityGroupRule>): SecurityGroupRule {
   return {
     id,
+    project_id: 'p',
+    security_group_id: 'g',
+    description: null,
+    revision_number: 1,
     direction: 'ingress',
     ethertype: 'IPv4',
     protocol: 'tcp',
@@ -69,7 +81,7 @@ describe('member security group rules', () => {
       existing('dup', {}),
     ]);
     assert.deepEqual(diff.create, [
-      { ethertype: 'IPv4', protocol: 'udp', port: 30053, remoteIpPrefix: '10.20.0.0/16' },
+      desiredRule({ ethertype: 'IPv4', protocol: 'udp', port: 30053, remoteIpPrefix: '10.20.0.0/16' }),
     ]);
     assert.deepEqual(diff.remove.map((r) => r.id).sort(), ['dup', 'group', 'range', 'stale-port']);
   });

@@ -1,11 +1,20 @@
 /**
- * The ingress rules of a Service's member security group (OCCM's `loadbalancer_sg.go`), and their
- * diff against what Neutron holds. Pure: the controller reads the subnet and the group first.
+ * The ingress rules of a Service's member security group (OCCM's `loadbalancer_sg.go`). Pure: the
+ * controller reads the subnet first; the diff against what Neutron holds is the shared one
+ * (src/openstack/services/securitygroup), with OCCM's options.
  *
  * Only ingress rules are managed. Neutron gives every new group two allow-all egress rules; they
  * are left as they are, since a port's groups add up and the node's own groups already decide egress.
  */
-import { formatCidr, parseCidr } from '../cidr.ts';
+import { formatCidr, parseCidr } from '../../lib/cidr.ts';
+import {
+  ruleIdentity,
+  type DesiredRule,
+  type RulePlanOptions,
+} from '../../openstack/services/securitygroup/index.ts';
+
+/** OCCM's rules have no description and only ingress is managed. */
+export const MEMBER_RULES: RulePlanOptions = { description: false, direction: 'ingress' };
 
 export interface MemberRule {
   ethertype: 'IPv4' | 'IPv6';
@@ -44,7 +53,7 @@ export function memberRules(input: MemberRuleInputs): MemberRule[] {
       port,
       remoteIpPrefix: formatCidr(parsed),
     };
-    out.set(ruleKey(rule), rule);
+    out.set(ruleIdentity(desiredRule(rule), MEMBER_RULES), rule);
   };
   const sources = input.sourceRanges ?? [input.subnetCidr];
   for (const p of input.ports) {
@@ -55,58 +64,14 @@ export function memberRules(input: MemberRuleInputs): MemberRule[] {
   return [...out.values()];
 }
 
-/** What Neutron holds of a rule (a subset of its wire shape). */
-export interface ExistingRule {
-  id: string;
-  direction: string;
-  ethertype: string;
-  protocol: string | null;
-  port_range_min: number | null;
-  port_range_max: number | null;
-  remote_ip_prefix: string | null;
-  remote_group_id: string | null;
-}
-
-export interface RuleDiff {
-  create: MemberRule[];
-  /** Ingress rules no Service port asks for (egress rules are never listed). */
-  remove: ExistingRule[];
-}
-
-export function diffRules(desired: readonly MemberRule[], existing: readonly ExistingRule[]): RuleDiff {
-  const held = new Map<string, ExistingRule>();
-  const remove: ExistingRule[] = [];
-  for (const r of existing) {
-    if (r.direction !== 'ingress') continue;
-    const key = existingKey(r);
-    // A second copy of a wanted rule (only a cloud without duplicate checks has one) goes too.
-    if (key === undefined || held.has(key)) remove.push(r);
-    else held.set(key, r);
-  }
-  const wanted = new Set(desired.map(ruleKey));
-  for (const [key, r] of held) if (!wanted.has(key)) remove.push(r);
-  return { create: desired.filter((d) => !held.has(ruleKey(d))), remove };
-}
-
-export function ruleKey(r: MemberRule): string {
-  return `${r.ethertype} ${r.protocol} ${r.port} ${r.remoteIpPrefix}`;
-}
-
-/** Neutron may answer protocols by number and keeps "any" prefixes as null. */
-const PROTOCOL_NUMBERS: Readonly<Record<string, string>> = { '6': 'tcp', '17': 'udp', '132': 'sctp' };
-
-function existingKey(r: ExistingRule): string | undefined {
-  if (r.remote_group_id || r.protocol === null) return undefined;
-  if (r.port_range_min === null || r.port_range_min !== r.port_range_max) return undefined;
-  if (r.ethertype !== 'IPv4' && r.ethertype !== 'IPv6') return undefined;
-  const protocol = PROTOCOL_NUMBERS[r.protocol] ?? r.protocol.toLowerCase();
-  const prefix = r.remote_ip_prefix ?? (r.ethertype === 'IPv6' ? '::/0' : '0.0.0.0/0');
-  const parsed = parseCidr(prefix);
-  if (!parsed) return undefined;
-  return ruleKey({
+/** The rule in Neutron's fields: one port, from a prefix. */
+export function desiredRule(r: MemberRule): DesiredRule {
+  return {
+    direction: 'ingress',
     ethertype: r.ethertype,
-    protocol,
-    port: r.port_range_min,
-    remoteIpPrefix: formatCidr(parsed),
-  });
+    protocol: r.protocol,
+    port_range_min: r.port,
+    port_range_max: r.port,
+    remote_ip_prefix: r.remoteIpPrefix,
+  };
 }

@@ -5,7 +5,7 @@
  * The result is a set: entries are printed as Go prints a network (`10.0.0.1/8` → `10.0.0.0/8`) and
  * duplicates removed.
  */
-import { formatCidr, parseCidr } from '../cidr.ts';
+import { formatCidr, parseCidr } from '../../lib/cidr.ts';
 import type { IpFamily } from '../members.ts';
 
 export type SourceRanges =

@@ -18,7 +18,7 @@
 import type { Logger } from '../../lib/log.ts';
 import type { Registry } from '../../lib/metrics.ts';
 import type { KubeClient } from '../client.ts';
-import { abortReason, jitter, systemClock, type Clock } from '../clock.ts';
+import { abortReason, jitter, systemClock, type Clock } from '../../lib/clock.ts';
 import { isGone, KubeApiError } from '../errors.ts';
 import { counter } from '../metrics.ts';
 import { keyOf, resourceLabel, type KubernetesObject, type ResourceType } from '../resource.ts';

@@ -6,7 +6,7 @@
 import type { Logger } from '../../lib/log.ts';
 import type { Registry } from '../../lib/metrics.ts';
 import type { KubeClient } from '../client.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import type { KubernetesObject, ResourceType } from '../resource.ts';
 import { Informer, type InformerOptions } from './informer.ts';
 import type { IndexFunc } from './store.ts';

@@ -15,7 +15,7 @@ import type { Logger } from '../../lib/log.ts';
 import type { Registry } from '../../lib/metrics.ts';
 import { byOwnerUid, OWNER_UID_INDEX } from '../cache/indexers.ts';
 import type { SharedInformers } from '../cache/shared.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { requestForObject, requestForOwner, type MapFunc } from '../handler.ts';
 import type { Predicate } from '../predicate.ts';
 import type { ReconcileFunc, Reconciler } from '../reconcile/types.ts';

@@ -17,7 +17,7 @@
 import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from '../../lib/log.ts';
 import type { Registry } from '../../lib/metrics.ts';
-import { abortReason, systemClock, timeoutSignal, type Clock } from '../clock.ts';
+import { abortReason, systemClock, timeoutSignal, type Clock } from '../../lib/clock.ts';
 import { errorSummary, RetryAfterError, TerminalError, toError } from '../errors.ts';
 import { RateLimitingQueue } from '../queue/rate-limiting.ts';
 import type { RateLimiter } from '../ratelimit.ts';

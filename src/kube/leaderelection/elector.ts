@@ -16,7 +16,7 @@
 import { createLogger, type Logger } from '../../lib/log.ts';
 import type { Registry } from '../../lib/metrics.ts';
 import type { KubeClient } from '../client.ts';
-import { jitter, systemClock, timeoutSignal, type Clock } from '../clock.ts';
+import { jitter, systemClock, timeoutSignal, type Clock } from '../../lib/clock.ts';
 import { isAlreadyExists, isConflict } from '../errors.ts';
 import { microTime } from '../time.ts';
 import { gauge } from '../metrics.ts';

@@ -26,7 +26,7 @@ import { createRegistry, type Registry } from '../../lib/metrics.ts';
 import { SharedInformers, type InformerDefaults } from '../cache/shared.ts';
 import { CachedClient } from '../cached-client.ts';
 import { KubeClient } from '../client.ts';
-import { abortReason, systemClock, type Clock } from '../clock.ts';
+import { abortReason, systemClock, type Clock } from '../../lib/clock.ts';
 import { ControllerBuilder, type ControllerHost } from '../controller/builder.ts';
 import { toError } from '../errors.ts';
 import { EventRecorder, type EventApi } from '../events.ts';

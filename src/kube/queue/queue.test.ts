@@ -2,7 +2,7 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { createRegistry } from '../../lib/metrics.ts';
 import { ItemExponentialFailureRateLimiter } from '../ratelimit.ts';
-import { FakeClock, flushMicrotasks } from '../testing/fake-clock.ts';
+import { FakeClock, flushMicrotasks } from '../../lib/testing/fake-clock.ts';
 import { DelayingQueue } from './delaying.ts';
 import { WorkQueue } from './queue.ts';
 import { RateLimitingQueue } from './rate-limiting.ts';

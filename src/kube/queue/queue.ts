@@ -10,7 +10,7 @@
  * workers drain what is queued). A stopping manager stops taking work and only finishes what is
  * in flight; whoever runs next relists and reconciles everything anyway.
  */
-import { systemClock, type Clock } from '../clock.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
 import { noQueueMetrics, type QueueMetrics } from './metrics.ts';
 
 export interface WorkQueueOptions {

@@ -3,7 +3,7 @@
  * delays (`addRateLimited`), reset by `forget` after a success (client-go's rate-limiting queue).
  */
 import type { Registry } from '../../lib/metrics.ts';
-import type { Clock } from '../clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import { defaultControllerRateLimiter, type RateLimiter } from '../ratelimit.ts';
 import { DelayingQueue } from './delaying.ts';
 import { queueMetrics } from './metrics.ts';

@@ -7,7 +7,7 @@
  * - Placement: `GET /` → `{"versions":[{"id":"v1.0","min_version":"1.0","max_version":"1.39"}]}`.
  * - Keystone and Glance answer their root with 300 and a list, Keystone under `versions.values`.
  */
-import { raceSignal } from './clock.ts';
+import { raceSignal } from '../../lib/clock.ts';
 import { ApiVersions, parseApiVersion, type ApiVersion } from './api-version.ts';
 import { ApiVersionError } from './errors.ts';
 

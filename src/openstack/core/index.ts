@@ -13,7 +13,6 @@ export {
 } from './api-version.ts';
 export type { CallOptions } from './call-options.ts';
 export { describeCatalog, selectEndpoint, type EndpointQuery, type SelectedEndpoint } from './catalog.ts';
-export { raceSignal, sleep, systemClock, type Clock } from './clock.ts';
 export {
   DiscoveryCache,
   parseVersionDocument,

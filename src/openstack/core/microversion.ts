@@ -4,7 +4,7 @@
  * version, so their modules settle the microversion before every call, both through these.
  */
 import { requireApiVersion, type ApiVersion } from './api-version.ts';
-import { raceSignal } from './clock.ts';
+import { raceSignal } from '../../lib/clock.ts';
 import { Pager, type Page, type PagerOptions } from './pagination.ts';
 import type { ServiceClient } from './service-client.ts';
 

@@ -6,7 +6,7 @@
  */
 import type { Logger } from '../../lib/log.ts';
 import type { CloudConfig } from '../config/types.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
 import { selectEndpoint } from './catalog.ts';
 import { parseErrorBody } from './error-body.ts';
 import { AuthenticationError, OpenStackHttpError } from './errors.ts';

@@ -3,7 +3,7 @@
  * refreshed before it expires, and issued single-flight: a hundred callers that find no valid token
  * cause one `POST /v3/auth/tokens`, not a hundred (gophercloud's `reauthFuture`).
  */
-import { raceSignal } from './clock.ts';
+import { raceSignal } from '../../lib/clock.ts';
 import type { KeystoneToken } from './keystone.ts';
 
 export interface CachedToken {

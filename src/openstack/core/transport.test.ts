@@ -8,7 +8,7 @@ import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { createRegistry } from '../../lib/metrics.ts';
-import type { Clock } from './clock.ts';
+import type { Clock } from '../../lib/clock.ts';
 import {
   ConnectionError,
   isInternalServerError,
@@ -36,6 +36,8 @@ function recordingClock(): Clock & { sleeps: number[] } {
     sleeps,
     now: () => Date.now(),
     random: () => 0.5,
+    // The transport sets no timers on its clock.
+    setTimer: () => () => {},
     sleep: (ms, signal) => {
       sleeps.push(ms);
       return signal?.aborted ? Promise.reject(signal.reason as Error) : Promise.resolve();

@@ -7,7 +7,7 @@
 import { fetch, type Dispatcher, type Headers } from 'undici';
 import type { Logger } from '../../lib/log.ts';
 import type { Registry } from '../../lib/metrics.ts';
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
 import { ClientClosedError, ConnectionError, formatMs } from './errors.ts';
 import { Limiter } from './limiter.ts';
 import { apiMetrics, type ApiMetrics } from './metrics.ts';

@@ -141,6 +141,7 @@ describe('waiters', () => {
     const clock = {
       now: () => 0,
       random: () => 0,
+      setTimer: () => () => {},
       sleep: (ms: number) => Promise.resolve(void sleeps.push(ms)),
     };
     await assert.rejects(
@@ -180,6 +181,7 @@ describe('waiters', () => {
     const clock = {
       now: () => now,
       random: () => 0,
+      setTimer: () => () => {},
       sleep: (ms: number) => {
         sleeps.push(ms);
         now += ms;

@@ -7,7 +7,7 @@
  * would not help. Errors other than the 404 of a deletion wait are passed through: the transport
  * has already retried what can be retried.
  */
-import { systemClock, type Clock } from './clock.ts';
+import { systemClock, type Clock } from '../../lib/clock.ts';
 import { isNotFound, ResourceErrorStateError, WaitTimeoutError } from './errors.ts';
 
 export interface ErrorState {

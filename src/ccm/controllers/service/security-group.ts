@@ -11,11 +11,12 @@
  * port's `revision_number` (Neutron's `If-Match`) when the cloud offers it, and re-read and retried
  * a bounded number of times on a 412, where OCCM writes blindly.
  */
-import { isConflict, isNotFound, isPreconditionFailed } from '../../../openstack/core/errors.ts';
+import { isNotFound, isPreconditionFailed } from '../../../openstack/core/errors.ts';
 import type { Port } from '../../../openstack/network/v2/ports.ts';
 import type { SecurityGroup } from '../../../openstack/network/v2/security-groups.ts';
 import type { OpenStackApi } from '../../secret/rotating-client.ts';
-import { diffRules, type MemberRule } from '../../service/security-group-rules.ts';
+import { applyRulePlan, planRules } from '../../../openstack/services/securitygroup/index.ts';
+import { desiredRule, MEMBER_RULES, type MemberRule } from '../../service/security-group-rules.ts';
 
 export interface MemberSecurityGroup {
   name: string;
@@ -104,37 +105,9 @@ export class MemberSecurityGroups {
     rules: readonly MemberRule[],
     signal: AbortSignal,
   ): Promise<string[]> {
-    const diff = diffRules(rules, group.security_group_rules ?? []);
-    const actions: string[] = [];
-    for (const r of diff.create) {
-      try {
-        await this.os.network.securityGroupRules.create(
-          {
-            security_group_id: group.id,
-            direction: 'ingress',
-            ethertype: r.ethertype,
-            protocol: r.protocol,
-            port_range_min: r.port,
-            port_range_max: r.port,
-            remote_ip_prefix: r.remoteIpPrefix,
-          },
-          { signal },
-        );
-        actions.push(SecurityGroupAction.Rule);
-      } catch (err) {
-        // Another pass (or an older reconcile cut short) created it already.
-        if (!isConflict(err)) throw err;
-      }
-    }
-    for (const r of diff.remove) {
-      try {
-        await this.os.network.securityGroupRules.delete(r.id, { signal });
-        actions.push(SecurityGroupAction.Rule);
-      } catch (err) {
-        if (!isNotFound(err)) throw err;
-      }
-    }
-    return actions;
+    const plan = planRules(rules.map(desiredRule), group.security_group_rules ?? [], MEMBER_RULES);
+    const { created, deleted } = await applyRulePlan(this.os, group.id, plan, { signal });
+    return new Array<string>(created + deleted).fill(SecurityGroupAction.Rule);
   }
 
   private async ensurePorts(

@@ -3,7 +3,7 @@
  * `standard-attr-tag`, `fip-port-details`, …). https://docs.openstack.org/api-ref/network/v2/#extensions
  */
 import type { CallOptions } from '../../core/call-options.ts';
-import { raceSignal } from '../../core/clock.ts';
+import { raceSignal } from '../../../lib/clock.ts';
 import type { ServiceClient } from '../../core/service-client.ts';
 
 export interface Extension {

@@ -3,17 +3,16 @@
  * remembering anything: the hint grows with how long it has been PENDING (half its age, from
  * updated_at, else created_at), between `initialMs` and `maxMs` (at most 10 s). A restarted process
  * therefore backs off exactly as the one that died would have, and one slow load balancer never
- * holds a worker.
+ * holds a worker (the rule is src/openstack/services/wait-by-age.ts, shared with the server path).
  */
+import { parseOpenStackTime } from '../../core/time.ts';
+import { ageMs, engineWaitBounds, waitByAge } from '../wait-by-age.ts';
 
 /** The timestamps every Octavia object carries: enough to tell how long it has been in its state. */
 export interface OctaviaTimestamps {
   created_at?: string | null | undefined;
   updated_at?: string | null | undefined;
 }
-
-/** The hard ceiling of a PENDING requeue (DESIGN.md "No blocked workers"). */
-export const MAX_BACKOFF_MS = 10_000;
 
 export interface BackoffPolicy {
   /** The first look after a write, and the floor. Default 1 s. */
@@ -28,23 +27,12 @@ export interface BackoffPolicy {
 }
 
 export function backoffPolicy(p: Partial<BackoffPolicy> = {}): BackoffPolicy {
-  const maxMs = Math.min(Math.max(p.maxMs ?? MAX_BACKOFF_MS, 1), MAX_BACKOFF_MS);
-  const initialMs = Math.min(Math.max(p.initialMs ?? 1_000, 1), maxMs);
-  return { initialMs, maxMs, stuckAfterMs: p.stuckAfterMs ?? 300_000 };
-}
-
-/** Octavia writes times as UTC without a zone (`2024-05-01T10:00:00`). */
-export function parseOctaviaTime(text: string | null | undefined): number | undefined {
-  if (!text) return undefined;
-  const zoned = /(?:Z|[+-]\d\d:?\d\d)$/.test(text) ? text : `${text}Z`;
-  const ms = Date.parse(zoned);
-  return Number.isNaN(ms) ? undefined : ms;
+  return { ...engineWaitBounds(p), stuckAfterMs: p.stuckAfterMs ?? 300_000 };
 }
 
 /** How long the object has been in its current state, as far as its timestamps tell. */
 export function pendingAgeMs(obj: OctaviaTimestamps, now: number): number {
-  const since = parseOctaviaTime(obj.updated_at) ?? parseOctaviaTime(obj.created_at);
-  return since === undefined ? 0 : Math.max(0, now - since);
+  return ageMs(parseOpenStackTime(obj.updated_at) ?? parseOpenStackTime(obj.created_at), now);
 }
 
 export function pendingHint(
@@ -52,8 +40,7 @@ export function pendingHint(
   now: number,
   policy: BackoffPolicy,
 ): { retryAfterMs: number; stuck: boolean; ageMs: number } {
-  const ageMs = pendingAgeMs(obj, now);
-  if (ageMs > policy.stuckAfterMs) return { retryAfterMs: policy.maxMs, stuck: true, ageMs };
-  const retryAfterMs = Math.min(policy.maxMs, Math.max(policy.initialMs, Math.round(ageMs / 2)));
-  return { retryAfterMs, stuck: false, ageMs };
+  const age = pendingAgeMs(obj, now);
+  if (age > policy.stuckAfterMs) return { retryAfterMs: policy.maxMs, stuck: true, ageMs: age };
+  return { retryAfterMs: waitByAge(age, policy), stuck: false, ageMs: age };
 }

@@ -11,6 +11,7 @@
  * Neutron does not lock anything the way Octavia does, so this works whatever the load balancer's
  * provisioning status, as soon as the VIP port exists.
  */
+import { isIPv6 } from '../../../lib/cidr.ts';
 import { OpenStackHttpError } from '../../core/errors.ts';
 import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
 import type { FloatingIp, FloatingIpCreateOpts } from '../../network/v2/floating-ips.ts';
@@ -102,7 +103,7 @@ async function ensure(
       for (const fip of attached) out.actions.push(await releaseFloatingIp(api, fip, intent, options));
     return;
   }
-  if (lb.vip_address.includes(':')) {
+  if (isIPv6(lb.vip_address)) {
     out.warnings.push({
       reason: 'LoadBalancerFloatingIPSkipped',
       message: `the VIP ${lb.vip_address} is IPv6: no floating IP is used`,

@@ -4,10 +4,11 @@
  * the desired state and the results.
  */
 export type { LoadBalancerApi } from './api.ts';
-export { backoffPolicy, MAX_BACKOFF_MS, parseOctaviaTime, type BackoffPolicy } from './backoff.ts';
+export { backoffPolicy, type BackoffPolicy } from './backoff.ts';
 export { createBody, identityTags } from './build.ts';
 export { LoadBalancerEngine, type EngineOptions } from './engine.ts';
 export { findLoadBalancer, type FindResult } from './find.ts';
 export { isOurs as isOurFloatingIp } from './floating-ip.ts';
 export { planChanges, planRemoval, type Plan, type PlanContext, type Step } from './plan.ts';
+export { RecreateWindow } from './recreate.ts';
 export type * from './types.ts';

@@ -4,7 +4,7 @@
  * contract, types.ts for the spec, the recorded state and the results.
  */
 export type { ServerApi } from './api.ts';
-export { backoffPolicy, MAX_BACKOFF_MS, waitHint, type BackoffPolicy } from './backoff.ts';
+export { backoffPolicy, type BackoffPolicy } from './backoff.ts';
 export { ServerEngine, type EngineOptions } from './engine.ts';
 export { DependencyError, type DependencyProblem } from './errors.ts';
 export { blockDeviceVolumeName, portName, rootVolumeName } from './names.ts';

@@ -3,6 +3,7 @@
  * wrapping ("Invalid input for field/attribute <last path element>. Value: <python repr>. <message>"),
  * so clients that match on Nova's 400 texts see the same words.
  */
+import { isIPv4, isIPv6 } from '../../../lib/cidr.ts';
 import { SimError } from '../core/errors.ts';
 
 type JsonType = 'object' | 'array' | 'string' | 'integer' | 'number' | 'boolean' | 'null';
@@ -98,26 +99,6 @@ function typeMatches(v: unknown, t: JsonType): boolean {
 const UUID_RE = /^(\{)?(urn:uuid:)?[0-9a-f]{8}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{4}-?[0-9a-f]{12}(\})?$/i;
 export const isUuidLike = (s: string): boolean => UUID_RE.test(s);
 
-export function isIPv4(s: string): boolean {
-  const parts = s.split('.');
-  return parts.length === 4 && parts.every((p) => /^\d{1,3}$/.test(p) && Number(p) <= 255);
-}
-
-export function isIPv6(s: string): boolean {
-  if (!/^[0-9a-fA-F:.]+$/.test(s) || !s.includes(':')) return false;
-  const halves = s.split('::');
-  if (halves.length > 2) return false;
-  const groups = (h: string) => (h === '' ? [] : h.split(':'));
-  const all = halves.flatMap(groups);
-  const last = all[all.length - 1];
-  const v4tail = last !== undefined && last.includes('.');
-  if (v4tail && !isIPv4(last)) return false;
-  const hex = v4tail ? all.slice(0, -1) : all;
-  if (!hex.every((g) => /^[0-9a-fA-F]{1,4}$/.test(g))) return false;
-  const count = hex.length + (v4tail ? 2 : 0);
-  return halves.length === 2 ? count < 8 : count === 8;
-}
-
 /** Python's base64.decodebytes: ignores characters outside the alphabet, insists on padding. */
 export function isPythonBase64(s: string): boolean {
   const cleaned = s.replace(/[^A-Za-z0-9+/=]/g, '');
@@ -130,6 +111,9 @@ export function isPythonBase64(s: string): boolean {
   return pads >= 4 - rem;
 }
 
+/** Nova's format checkers read addresses with netaddr, leading zeros as decimal. */
+const NOVA = { sloppy: true };
+
 const NAME_MESSAGE =
   "An invalid 'name' value was provided. The name must be: printable characters. Can not start or end with whitespace.";
 
@@ -140,9 +124,9 @@ function formatOk(format: NonNullable<Schema['format']>, v: string): boolean {
     case 'base64':
       return isPythonBase64(v);
     case 'ipv4':
-      return isIPv4(v);
+      return isIPv4(v, NOVA);
     case 'ipv6':
-      return isIPv6(v);
+      return isIPv6(v, NOVA);
     case 'date-time':
       return !Number.isNaN(Date.parse(v)) && /^\d{4}-\d{2}-\d{2}/.test(v);
     case 'name':

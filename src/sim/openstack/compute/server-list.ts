@@ -3,6 +3,7 @@
  * changes-since...), project scoping (admins need all_tenants for other projects), sorting
  * (newest first by default) and marker paging with `servers_links`.
  */
+import { isIPv4, isIPv6 } from '../../../lib/cidr.ts';
 import { SimError } from '../core/errors.ts';
 import { matchesTagFilters } from '../core/query.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
@@ -168,8 +169,8 @@ export function listServers(nova: Nova, req: SimRequest, detailed: boolean): Sim
     if (hostname !== null && s.hostname !== hostname) return false;
     if (ip || ip6) {
       const addrs = serverPorts(cloud.network, s).flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
-      if (ip && !addrs.some((x) => !x.includes(':') && ip.test(x))) return false;
-      if (ip6 && !addrs.some((x) => x.includes(':') && ip6.test(x))) return false;
+      if (ip && !addrs.some((x) => isIPv4(x) && ip.test(x))) return false;
+      if (ip6 && !addrs.some((x) => isIPv6(x) && ip6.test(x))) return false;
     }
     return true;
   };

@@ -3,10 +3,10 @@
  * binds during the build, their release on delete, and the `addresses` and os-interface views,
  * always read from Neutron so floating IPs and port changes show at once.
  */
+import { isIPv4 } from '../../../lib/cidr.ts';
 import type { NetworkApi, PortView } from '../core/contracts.ts';
 import { SimError } from '../core/errors.ts';
 import type { NetworkRequest, ServerPort, ServerRecord } from './server-store.ts';
-import { isIPv4 } from './schema.ts';
 
 /**
  * What Nova asks Neutron about security groups. NetworkApi does not carry it (yet); when the

@@ -169,6 +169,28 @@ describe('nova servers', () => {
       userData.body.badRequest.message,
       "Invalid input for field/attribute user_data. Value: not base64!. 'not base64!' is not a 'base64'",
     );
+    // The IPv4 tail of an IPv6 address comes last; netaddr refuses it anywhere else.
+    const access = await post({
+      name: 'x',
+      imageRef: image,
+      flavorRef: '1',
+      networks: 'none',
+      accessIPv6: '1.2.3.4::',
+    });
+    assert.equal(access.status, 400);
+    assert.equal(
+      access.body.badRequest.message,
+      "Invalid input for field/attribute accessIPv6. Value: 1.2.3.4::. '1.2.3.4::' is not a 'ipv6'",
+    );
+    const accessOk = await post({
+      name: 'x',
+      imageRef: image,
+      flavorRef: '1',
+      networks: 'none',
+      accessIPv4: '010.0.0.1',
+      accessIPv6: '::ffff:10.0.0.1',
+    });
+    assert.equal(accessOk.status, 202);
     const okData = await post({
       name: 'x',
       imageRef: image,

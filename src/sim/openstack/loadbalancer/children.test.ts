@@ -10,7 +10,7 @@ import {
   settled,
   sim,
   startSlowCloudWithSubnet,
-} from './testkit.ts';
+} from './testing/testkit.ts';
 
 describe('octavia listeners, pools, members and health monitors', () => {
   let t: TestCloud;

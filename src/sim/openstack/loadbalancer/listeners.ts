@@ -1,5 +1,5 @@
 /** Listeners: /v2/lbaas/listeners, protocol rules, duplicate ports, default pools and stats. */
-import { isIP } from 'node:net';
+import { ipVersion, parseCidr } from '../../../lib/cidr.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
 import { authorize, type Ctx } from './context.ts';
 import { invalidOption, notFound, validation } from './errors.ts';
@@ -130,9 +130,9 @@ export function validateListenerOptions(
     }
   }
   const cidrs = (l.allowed_cidrs as string[] | null | undefined) ?? [];
-  const vipVersion = lb?.vip_address ? isIP(lb.vip_address) : 0;
+  const vipVersion = lb?.vip_address ? ipVersion(lb.vip_address) : 0;
   for (const cidr of cidrs) {
-    const version = isIP(cidr.split('/')[0] ?? '');
+    const version = parseCidr(cidr)?.family ?? 0;
     if (vipVersion !== 0 && version !== vipVersion) {
       throw validation(`CIDR ${cidr} IP version incompatible with VIP ${lb!.vip_address} IP version.`);
     }

@@ -12,7 +12,7 @@ import {
   sim,
   startSlowCloud,
   startSlowCloudWithSubnet,
-} from './testkit.ts';
+} from './testing/testkit.ts';
 
 const LB_KEYS = [
   'id',

@@ -9,7 +9,7 @@ import {
   gone,
   type Net,
   startSlowCloudWithSubnet,
-} from './testkit.ts';
+} from './testing/testkit.ts';
 
 describe('octavia providers', () => {
   let t: TestCloud;

@@ -2,7 +2,7 @@
  * Request body parsing with WSME's rules and wording: unknown attributes, wrong types, enum and
  * range violations and missing mandatory fields are 400s raised before any controller logic runs.
  */
-import { isIP } from 'node:net';
+import { ipVersion, parseCidr } from '../../../lib/cidr.ts';
 import { SimError } from '../core/errors.ts';
 import { invalidInput } from './errors.ts';
 
@@ -129,7 +129,7 @@ function parseValue(raw: unknown, kind: Kind, key: string): unknown {
       return raw;
     }
     case 'ip': {
-      if (typeof raw !== 'string' || isIP(raw) === 0) {
+      if (typeof raw !== 'string' || ipVersion(raw) === 0) {
         throw invalidInput(key, raw, 'Value should be IPv4 or IPv6 format');
       }
       return raw;
@@ -171,13 +171,8 @@ function parseValue(raw: unknown, kind: Kind, key: string): unknown {
   }
 }
 
-export function isCidr(value: string): boolean {
-  const [addr, bits, extra] = value.split('/');
-  if (addr === undefined || bits === undefined || extra !== undefined || !/^\d+$/.test(bits)) return false;
-  const version = isIP(addr);
-  if (version === 0) return false;
-  const n = Number(bits);
-  return n <= (version === 4 ? 32 : 128);
+function isCidr(value: string): boolean {
+  return parseCidr(value) !== undefined;
 }
 
 function isObject(value: unknown): value is Record<string, unknown> {

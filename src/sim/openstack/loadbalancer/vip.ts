@@ -3,7 +3,7 @@
  * 400), then allocated as a real Neutron port, as the production network driver does, and
  * released with the load balancer when Octavia created it.
  */
-import { isIP } from 'node:net';
+import { cidrContains, ipVersion, parseCidr, parseIp } from '../../../lib/cidr.ts';
 import type { NetworkApi, PortView } from '../core/contracts.ts';
 import { SimError } from '../core/errors.ts';
 import { uuid } from '../core/ids.ts';
@@ -182,26 +182,12 @@ export function releaseVip(network: NetworkApi | undefined, portId: string | nul
   }
 }
 
-export function ipInCidr(address: string, cidr: string): boolean {
-  const [net, bitsRaw] = cidr.split('/');
-  if (net === undefined || bitsRaw === undefined) return false;
-  const version = isIP(address);
-  if (version === 0 || version !== isIP(net)) return false;
-  const a = toBigInt(address, version);
-  const n = toBigInt(net, version);
-  const width = version === 4 ? 32n : 128n;
-  const bits = BigInt(Number(bitsRaw));
-  const mask = bits === 0n ? 0n : ((1n << bits) - 1n) << (width - bits);
-  return (a & mask) === (n & mask);
-}
-
-function toBigInt(address: string, version: number): bigint {
-  if (version === 4) return address.split('.').reduce((acc, part) => (acc << 8n) + BigInt(Number(part)), 0n);
-  const [head = '', tail = ''] = address.split('::');
-  const h = head ? head.split(':') : [];
-  const t = address.includes('::') ? (tail ? tail.split(':') : []) : [];
-  const groups = address.includes('::')
-    ? [...h, ...Array<string>(8 - h.length - t.length).fill('0'), ...t]
-    : h;
-  return groups.reduce((acc, g) => (acc << 16n) + BigInt(parseInt(g || '0', 16)), 0n);
+/** Octavia's `IPAddress(vip) in IPNetwork(subnet.cidr)`: written in the subnet's family, and inside it. */
+function ipInCidr(address: string, cidr: string): boolean {
+  const version = ipVersion(address);
+  const ip = parseIp(address);
+  const net = parseCidr(cidr);
+  if (!ip || !net || version !== net.family) return false;
+  // netaddr compares all the bits: an IPv4-mapped address is IPv6 here, not Go's IPv4.
+  return cidrContains(net, { family: version, bytes: ip.bytes });
 }

@@ -1,7 +1,9 @@
 /**
  * IPv4/IPv6 arithmetic for IPAM, held as bigint so both families share one code path
- * (an IPv6 /64 pool is 2^64 addresses; numbers would lose precision).
+ * (an IPv6 /64 pool is 2^64 addresses; numbers would lose precision). Addresses are read and
+ * printed by src/lib/cidr.ts, the parser of every part; ranges, masks and EUI-64 are the emulator's.
  */
+import * as lib from '../../../lib/cidr.ts';
 
 export type IpVersion = 4 | 6;
 
@@ -25,92 +27,26 @@ export function bitsOf(version: IpVersion): number {
   return BITS[version];
 }
 
-function parseV4(s: string): bigint | undefined {
-  const parts = s.split('.');
-  if (parts.length !== 4) return undefined;
-  let v = 0n;
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p)) return undefined;
-    const n = Number(p);
-    if (n > 255) return undefined;
-    v = (v << 8n) | BigInt(n);
-  }
-  return v;
-}
+/** Neutron reads addresses with netaddr's ZEROFILL: `010.0.0.1` is 10.0.0.1. */
+const NEUTRON = { sloppy: true };
 
-function parseV6(s: string): bigint | undefined {
-  if (!/^[0-9a-fA-F:.]+$/.test(s)) return undefined;
-  const halves = s.split('::');
-  if (halves.length > 2) return undefined;
-  const groups = (part: string): number[] | undefined => {
-    if (part === '') return [];
-    const out: number[] = [];
-    const items = part.split(':');
-    for (let i = 0; i < items.length; i++) {
-      const item = items[i]!;
-      if (item.includes('.')) {
-        // An embedded IPv4 tail (::ffff:10.0.0.1) fills the last two groups.
-        if (i !== items.length - 1) return undefined;
-        const v4 = parseV4(item);
-        if (v4 === undefined) return undefined;
-        out.push(Number(v4 >> 16n), Number(v4 & 0xffffn));
-      } else {
-        if (!/^[0-9a-fA-F]{1,4}$/.test(item)) return undefined;
-        out.push(parseInt(item, 16));
-      }
-    }
-    return out;
-  };
-  const head = groups(halves[0]!);
-  const tail = halves.length === 2 ? groups(halves[1]!) : [];
-  if (!head || !tail) return undefined;
-  let all: number[];
-  if (halves.length === 2) {
-    const fill = 8 - head.length - tail.length;
-    if (fill < 1) return undefined;
-    all = [...head, ...new Array<number>(fill).fill(0), ...tail];
-  } else {
-    all = head;
-  }
-  if (all.length !== 8) return undefined;
-  return all.reduce((acc, g) => (acc << 16n) | BigInt(g), 0n);
-}
-
+/** Python's reading: the family is the notation's (`::ffff:10.0.0.1` is IPv6), the value all its bits. */
 export function parseIp(s: string): IpAddr | undefined {
   if (typeof s !== 'string') return undefined;
-  if (s.includes(':')) {
-    const v = parseV6(s);
-    return v === undefined ? undefined : { version: 6, value: v };
-  }
-  const v = parseV4(s);
-  return v === undefined ? undefined : { version: 4, value: v };
+  const ip = lib.parseIp(s, NEUTRON);
+  if (!ip) return undefined;
+  const version = lib.ipVersion(s, NEUTRON) as IpVersion;
+  const bytes = version === 4 ? ip.bytes.subarray(12) : ip.bytes;
+  return { version, value: bytes.reduce((acc, b) => (acc << 8n) | BigInt(b), 0n) };
 }
 
+/** RFC 5952 for IPv6 (the longest run of two or more zero groups compressed, the first on a tie). */
 export function formatIp(version: IpVersion, value: bigint): string {
-  if (version === 4) {
-    return [24n, 16n, 8n, 0n].map((s) => String((value >> s) & 0xffn)).join('.');
-  }
-  const groups: number[] = [];
-  for (let i = 7; i >= 0; i--) groups.push(Number((value >> BigInt(i * 16)) & 0xffffn));
-  // RFC 5952: compress the longest run (of two or more) of zero groups, the first on a tie.
-  let bestStart = -1;
-  let bestLen = 0;
-  for (let i = 0; i < 8;) {
-    if (groups[i] !== 0) {
-      i++;
-      continue;
-    }
-    let j = i;
-    while (j < 8 && groups[j] === 0) j++;
-    if (j - i > bestLen) {
-      bestStart = i;
-      bestLen = j - i;
-    }
-    i = j;
-  }
-  const hex = groups.map((g) => g.toString(16));
-  if (bestLen < 2) return hex.join(':');
-  return `${hex.slice(0, bestStart).join(':')}::${hex.slice(bestStart + bestLen).join(':')}`;
+  const bytes = new Uint8Array(16);
+  for (let i = 0; i < 16; i++) bytes[15 - i] = Number((value >> BigInt(i * 8)) & 0xffn);
+  // An IPv4 address in Go's 16-byte form is mapped, which the library prints dotted.
+  if (version === 4) bytes.set([0xff, 0xff], 10);
+  return lib.formatIp({ family: version, bytes });
 }
 
 /** Canonical text of an address, as Neutron stores it (lower case, compressed IPv6). */

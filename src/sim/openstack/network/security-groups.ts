@@ -1,4 +1,5 @@
 /** Security groups and rules, with Neutron's lazily created per-project `default` group. */
+import { IP_PROTOCOLS, ipProtocolNumber } from '../../../lib/ip-protocols.ts';
 import { SimError } from '../core/errors.ts';
 import { uuid } from '../core/ids.ts';
 import { getRule, getSecurityGroup, requireOwner } from './access.ts';
@@ -43,33 +44,6 @@ export const SECURITY_GROUP_ATTRS: AttrMap = {
   revision_number: readOnly,
 };
 
-/** IANA names neutron-lib accepts for `protocol`, with their numbers. */
-const PROTOCOLS: Readonly<Record<string, number>> = {
-  ah: 51,
-  dccp: 33,
-  egp: 8,
-  esp: 50,
-  gre: 47,
-  hopopt: 0,
-  icmp: 1,
-  igmp: 2,
-  ipip: 4,
-  'ipv6-encap': 41,
-  'ipv6-frag': 44,
-  'ipv6-icmp': 58,
-  icmpv6: 58,
-  'ipv6-nonxt': 59,
-  'ipv6-opts': 60,
-  'ipv6-route': 43,
-  ospf: 89,
-  pgm: 113,
-  rsvp: 46,
-  sctp: 132,
-  tcp: 6,
-  udp: 17,
-  udplite: 136,
-  vrrp: 112,
-};
 const PORT_PROTOCOLS = new Set([6, 17, 33, 132, 136]);
 const IPV6_ONLY = new Set([
   'ipv6-encap',
@@ -85,12 +59,12 @@ const checkProtocol: Check = (v) => {
   if (v === null || v === undefined) return null;
   const s = asText(v).toLowerCase();
   if (s === 'any' || s === '') return null;
-  if (s in PROTOCOLS) return s;
+  if (s in IP_PROTOCOLS) return s;
   if (/^\d+$/.test(s) && Number(s) <= 255) return String(Number(s));
   throw new SimError(
     400,
     `Security group rule protocol ${pyRepr(v)} not supported. Only protocol values [None, ${Object.keys(
-      PROTOCOLS,
+      IP_PROTOCOLS,
     )
       .map((p) => `'${p}'`)
       .join(', ')}] and integer representations [0 to 255] are supported.`,
@@ -290,8 +264,7 @@ function removeRule(state: NeutronState, id: string): void {
 }
 
 function protoNumber(p: string | null): number | null {
-  if (p === null) return null;
-  return PROTOCOLS[p] ?? Number(p);
+  return ipProtocolNumber(p) ?? null;
 }
 
 function validateRule(r: RuleSpec & { remote_address_group_id?: string | null }): void {

@@ -3,7 +3,7 @@
  * balancer to settle, and the emulator's admin API (faults, forced states).
  */
 import assert from 'node:assert/strict';
-import { eventually, startTestCloud, type SeededUser, type TestCloud } from '../testing/harness.ts';
+import { eventually, startTestCloud, type SeededUser, type TestCloud } from '../../testing/harness.ts';
 
 /**
  * A cloud whose Octavia worker is slow enough that PENDING_* states can be observed without

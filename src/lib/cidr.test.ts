@@ -1,6 +1,17 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
-import { cidrContains, compareIps, formatCidr, formatIp, isIPv6Like, parseCidr, parseIp } from './cidr.ts';
+import {
+  cidrContains,
+  compareIps,
+  formatCidr,
+  formatIp,
+  ipVersion,
+  isIPv4,
+  isIPv6,
+  isIPv6Like,
+  parseCidr,
+  parseIp,
+} from './cidr.ts';
 
 describe('cidr (Go net semantics)', () => {
   it('parses addresses as net.ParseIP', () => {
@@ -37,5 +48,29 @@ describe('cidr (Go net semantics)', () => {
     assert.equal(formatIp(parseIp('2001:db8:1:1:1:1:0:1')!), '2001:db8:1:1:1:1:0:1');
     assert.ok(compareIps(parseIp('10.0.0.2')!, parseIp('10.0.0.10')!) < 0);
     assert.ok(compareIps(parseIp('10.0.0.1')!, parseIp('2001:db8::1')!) < 0);
+  });
+
+  it('reads leading zeros as decimal only when sloppy (ParseIPSloppy, netaddr ZEROFILL)', () => {
+    assert.equal(parseIp('010.0.0.1'), undefined);
+    assert.equal(formatIp(parseIp('010.0.0.1', { sloppy: true })!), '10.0.0.1');
+    assert.equal(formatIp(parseIp('::ffff:010.0.0.1', { sloppy: true })!), '10.0.0.1');
+    assert.equal(parseCidr('010.0.0.0/8'), undefined);
+    assert.equal(formatCidr(parseCidr('010.0.0.0/8', { sloppy: true })!), '10.0.0.0/8');
+  });
+
+  it('tells the family an address is written in, as net.isIP and Python do', () => {
+    assert.equal(ipVersion('10.0.0.1'), 4);
+    assert.equal(ipVersion('::ffff:10.0.0.1'), 6, 'written as IPv6, though Go sees IPv4');
+    assert.equal(ipVersion('2001:db8::1'), 6);
+    for (const bad of ['host', 'a:b:c', '[2001:db8::1]', '1.2.3.4::', 'fe80::1%eth0', '']) {
+      assert.equal(ipVersion(bad), 0, bad);
+    }
+    assert.equal(isIPv4('10.0.0.1'), true);
+    assert.equal(isIPv4('::ffff:10.0.0.1'), false);
+    assert.equal(isIPv4('010.0.0.1'), false);
+    assert.equal(isIPv4('010.0.0.1', { sloppy: true }), true);
+    assert.equal(isIPv6('::ffff:10.0.0.1'), true);
+    assert.equal(isIPv6('10.0.0.1'), false);
+    assert.equal(isIPv6('not:an:ip'), false);
   });
 });

@@ -2,8 +2,18 @@
  * IP addresses and CIDRs the way Go's net package reads them, because node address rules compare
  * them as OCCM does: `net.ParseIP` (dotted IPv4 without leading zeros, IPv6 with `::` and an
  * embedded IPv4 tail, no zone), `net.ParseCIDR` (host bits allowed, the network is kept), and
- * `bytes.Compare` over the 16-byte form for ordering.
+ * `bytes.Compare` over the 16-byte form for ordering. The one parser of every part and of the
+ * emulators: the emulator's IPAM keeps its range arithmetic (src/sim/openstack/network/ip.ts) on
+ * top of it.
  */
+
+export interface ParseOptions {
+  /**
+   * Leading zeros in an IPv4 octet read as decimal (`010` is 10), as k8s.io/utils/net's
+   * ParseIPSloppy (CAPO) and netaddr's ZEROFILL (Neutron) read them; Go's net.ParseIP refuses them.
+   */
+  sloppy?: boolean | undefined;
+}
 
 export interface Ip {
   /** 4 also for an IPv4-mapped IPv6 address, as Go's To4() sees it. */
@@ -23,12 +33,12 @@ export interface Cidr {
 
 const V4_PREFIX = [0, 0, 0, 0, 0, 0, 0, 0, 0, 0, 0xff, 0xff];
 
-function parseV4(text: string): number[] | undefined {
+function parseV4(text: string, opts: ParseOptions): number[] | undefined {
   const parts = text.split('.');
   if (parts.length !== 4) return undefined;
   const out: number[] = [];
   for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p) || (p.length > 1 && p.startsWith('0'))) return undefined;
+    if (!/^\d{1,3}$/.test(p) || (!opts.sloppy && p.length > 1 && p.startsWith('0'))) return undefined;
     const n = Number(p);
     if (n > 255) return undefined;
     out.push(n);
@@ -36,12 +46,12 @@ function parseV4(text: string): number[] | undefined {
   return out;
 }
 
-function parseV6(text: string): number[] | undefined {
+function parseV6(text: string, opts: ParseOptions): number[] | undefined {
   let head = text;
   let tail4: number[] = [];
   const lastColon = text.lastIndexOf(':');
   if (text.includes('.')) {
-    const v4 = parseV4(text.slice(lastColon + 1));
+    const v4 = parseV4(text.slice(lastColon + 1), opts);
     if (!v4) return undefined;
     tail4 = v4;
     head = text.slice(0, lastColon + 1);
@@ -74,15 +84,35 @@ function parseV6(text: string): number[] | undefined {
   return [...bytes, ...tail4];
 }
 
-export function parseIp(text: string): Ip | undefined {
+export function parseIp(text: string, opts: ParseOptions = {}): Ip | undefined {
   if (!text.includes(':')) {
-    const v4 = parseV4(text);
+    const v4 = parseV4(text, opts);
     return v4 ? { family: 4, bytes: Uint8Array.from([...V4_PREFIX, ...v4]) } : undefined;
   }
-  const v6 = parseV6(text);
+  const v6 = parseV6(text, opts);
   if (!v6) return undefined;
   const mapped = V4_PREFIX.every((b, i) => v6[i] === b);
   return { family: mapped ? 4 : 6, bytes: Uint8Array.from(v6) };
+}
+
+/**
+ * The family an address is written in: 4 for dotted notation, 6 for colon notation (an
+ * IPv4-mapped `::ffff:a.b.c.d` too), 0 when it is no address. What Node's `net.isIP` and
+ * Python's `ip_address(s).version` (Neutron, Octavia) answer, where `parseIp` gives Go's To4() view.
+ */
+export function ipVersion(text: string, opts: ParseOptions = {}): 0 | 4 | 6 {
+  if (parseIp(text, opts) === undefined) return 0;
+  return text.includes(':') ? 6 : 4;
+}
+
+/** An IPv4 address in dotted notation. */
+export function isIPv4(text: string, opts: ParseOptions = {}): boolean {
+  return ipVersion(text, opts) === 4;
+}
+
+/** An IPv6 address in colon notation (an IPv4-mapped one included). */
+export function isIPv6(text: string, opts: ParseOptions = {}): boolean {
+  return ipVersion(text, opts) === 6;
 }
 
 /**
@@ -93,10 +123,10 @@ export function isIPv6Like(text: string): boolean {
   return parseIp(text)?.family !== 4;
 }
 
-export function parseCidr(text: string): Cidr | undefined {
+export function parseCidr(text: string, opts: ParseOptions = {}): Cidr | undefined {
   const slash = text.indexOf('/');
   if (slash < 0) return undefined;
-  const ip = parseIp(text.slice(0, slash));
+  const ip = parseIp(text.slice(0, slash), opts);
   const prefixText = text.slice(slash + 1);
   if (!ip || !/^\d{1,3}$/.test(prefixText)) return undefined;
   // Go decides the family by the text: "::ffff:10.0.0.0/104" is an IPv6 CIDR of 104 bits.

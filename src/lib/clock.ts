@@ -1,7 +1,8 @@
 /**
- * Time, injected. The work queue's delays, the rate limiters, the informer's back-off and
- * watchdog and the leader elector read the clock through this interface, so unit tests drive
- * time by hand instead of sleeping (see `testing/fake-clock.ts`).
+ * Time and chance, injected: the one Clock of every layer. The work queue's delays, the rate
+ * limiters, the informer's back-off and watchdog, the leader elector, the OpenStack transport's
+ * back-off, the token cache's refresh, the waiters and the controllers' age-based waits read time
+ * through it, so tests drive or record it instead of sleeping (see `testing/fake-clock.ts`).
  */
 
 export interface Clock {
@@ -71,4 +72,28 @@ export function timeoutSignal(
   const timeout = new AbortController();
   const cancel = clock.setTimer(ms, () => timeout.abort(reason()));
   return { signal: parent ? AbortSignal.any([parent, timeout.signal]) : timeout.signal, cancel };
+}
+
+/**
+ * Settles like `promise`, or rejects with the signal's reason when `signal` aborts first. The
+ * promise itself keeps running: used where one in-flight operation (a token issue) serves many
+ * callers and one caller giving up must not cancel it for the others.
+ */
+export function raceSignal<T>(promise: Promise<T>, signal: AbortSignal | undefined): Promise<T> {
+  if (!signal) return promise;
+  if (signal.aborted) return Promise.reject(abortReason(signal));
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(abortReason(signal));
+    signal.addEventListener('abort', onAbort, { once: true });
+    promise.then(
+      (value) => {
+        signal.removeEventListener('abort', onAbort);
+        resolve(value);
+      },
+      (err: Error) => {
+        signal.removeEventListener('abort', onAbort);
+        reject(err);
+      },
+    );
+  });
 }

@@ -1,15 +1,15 @@
 /**
  * A small builder for Kubernetes structural schemas: each builder call makes one OpenAPI v3 node
  * (what a CRD's `openAPIV3Schema` holds) and carries, at the type level only, the TypeScript type
- * of the values that node accepts. The CRDs in deploy/capo and the object types the controllers
- * use are therefore read off the same declaration and cannot drift apart.
+ * of the values that node accepts. A part's CRDs (deploy/<part>/crds) and the object types its
+ * controllers use are therefore read off the same declaration and cannot drift apart.
  *
  * Only what structural schemas allow is offered (no `$ref`, no `oneOf` of types): objects with
  * required fields, strings (enum, format, pattern, lengths), integers (bounds), booleans, arrays
  * (bounds, list types), maps (`additionalProperties`), defaults, descriptions,
  * `x-kubernetes-preserve-unknown-fields`, int-or-string and CEL rules (`x-kubernetes-validations`).
- * A real API server evaluates those rules; the emulator does not, so src/capo/api/validation.ts
- * states the same rules again in TypeScript.
+ * A real API server evaluates those rules; the emulator does not, so a part states the same rules
+ * again in TypeScript (CAPO's: src/capo/api/validation.ts).
  */
 
 /** One CEL rule as a CRD carries it. */

@@ -1,8 +1,9 @@
 /**
- * A clock that moves only when a test says so. Timers and sleeps fire in due order inside
- * `advance`, each seeing `now()` at its own due time, as on a real clock.
+ * Clocks for tests. FakeClock moves only when a test says so: timers and sleeps fire in due order
+ * inside `advance`, each seeing `now()` at its own due time, as on a real clock. SkewedClock is
+ * the real clock with a `now()` a test can move forward.
  */
-import { abortReason, type Clock } from '../clock.ts';
+import { abortReason, systemClock, type Clock } from '../clock.ts';
 
 interface Timer {
   due: number;
@@ -77,4 +78,34 @@ export class FakeClock implements Clock {
 /** Lets queued promise reactions run (a few rounds, for chains of awaits). */
 export async function flushMicrotasks(rounds = 10): Promise<void> {
   for (let i = 0; i < rounds; i++) await Promise.resolve();
+}
+
+/**
+ * A real clock whose `now()` a test can move forward: timers and sleeps keep real time, so a
+ * whole process (informers, queues, clients) runs on it, while a wait measured on `now()` (a
+ * recreate window, an age) can be made to pass without waiting it out.
+ */
+export class SkewedClock implements Clock {
+  private offsetMs = 0;
+
+  now(): number {
+    return systemClock.now() + this.offsetMs;
+  }
+
+  sleep(ms: number, signal?: AbortSignal): Promise<void> {
+    return systemClock.sleep(ms, signal);
+  }
+
+  setTimer(ms: number, fn: () => void): () => void {
+    return systemClock.setTimer(ms, fn);
+  }
+
+  random(): number {
+    return systemClock.random();
+  }
+
+  /** Moves `now()` forward by `ms`. */
+  jump(ms: number): void {
+    this.offsetMs += ms;
+  }
 }

@@ -1,9 +1,11 @@
 /**
  * A kind declared once: its root schema (from which its TypeScript type is inferred), its REST
- * mapping for the client and controllers, and the CustomResourceDefinition that serves it.
+ * mapping for the client and controllers, and the CustomResourceDefinition that serves it; and the
+ * CRD as the YAML file a part ships (`crdFile`).
  */
 import type { V1ObjectMeta } from '@kubernetes/client-node';
-import { resourceType, type ResourceType } from '../../kube/resource.ts';
+import { stringify } from 'yaml';
+import { resourceType, type ResourceType } from '../resource.ts';
 import { canonical, object, type OpenAPISchema, Schema, string } from './schema.ts';
 
 export interface PrinterColumn {
@@ -133,5 +135,21 @@ export function customResourceDefinition<T extends object>(kind: Kind<T>): Custo
     kind: 'CustomResourceDefinition',
     metadata: { name: kind.crdName, ...(d.labels ? { labels: { ...d.labels } } : {}) },
     spec: { group: d.group, names, scope: d.scope, versions: [version] },
+  };
+}
+
+export interface CrdFile {
+  /** The file name, as controller-gen names it: `<group>_<plural>.yaml`. */
+  name: string;
+  text: string;
+}
+
+/** A kind's CRD as a YAML file, after `header` (a comment saying how it is generated). */
+export function crdFile<T extends object>(kind: Kind<T>, header: string): CrdFile {
+  const crd = customResourceDefinition(kind);
+  // No line folding: one long description stays on one line, which is also how prettier keeps it.
+  return {
+    name: `${crd.spec.group}_${crd.spec.names.plural}.yaml`,
+    text: header + stringify(crd, { lineWidth: 0, singleQuote: true }),
   };
 }

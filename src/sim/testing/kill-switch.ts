@@ -1,9 +1,12 @@
 /**
- * A CCM's network to the cloud and the cluster, cut the way `kill -9` cuts it: right after the
- * answer of its k-th OpenStack call reaches the wire, the process is gone. That call took effect in
- * the cloud; its answer, and everything the process would have sent afterwards to OpenStack or to
- * Kubernetes, is lost. Killing at the network is the one seam that needs nothing of the process:
- * the CCM under test is the real build with a cloud.conf and a kubeconfig pointing here.
+ * A controller process's network to the cloud and the cluster, cut the way `kill -9` cuts it: right
+ * after the answer of its k-th OpenStack call (or write) reaches the wire, the process is gone. That
+ * call took effect in the cloud; its answer, and everything the process would have sent afterwards
+ * to OpenStack or to Kubernetes, is lost. Killing at the network is the one seam that needs nothing
+ * of the process: the controller under test (the CCM, CAPO, any part) is the real build with a
+ * cloud.conf or clouds.yaml and a kubeconfig pointing here. Test code only: it lives under testing/,
+ * which no production module may import (scripts/architecture.ts). For an engine driven in-process,
+ * src/openstack/services/testing/kill.ts kills at the client instead.
  *
  * - OpenStack: an HTTP proxy in front of the emulator. It counts the calls it forwards; the base URL
  *   the emulator writes into its answers (catalog, version documents, `next` links) is rewritten to
