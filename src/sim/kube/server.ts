@@ -16,6 +16,7 @@ import {
   apiVersions,
   versionDoc,
 } from './discovery.ts';
+import { isIPv6 } from '../../lib/cidr.ts';
 import { ADMIN_USER } from './auth/auth.ts';
 import type { KubeEmulator } from './emulator.ts';
 import { apiErrors, isStatusError, StatusError } from './errors.ts';
@@ -158,7 +159,7 @@ export class KubeHttp {
     });
     this.server = server;
     const a = server.address() as AddressInfo;
-    const h = host.includes(':') ? `[${host}]` : host;
+    const h = isIPv6(host) ? `[${host}]` : host;
     this.address = `${h}:${a.port}`;
     return `${tls ? 'https' : 'http'}://${this.address}`;
   }

@@ -6,6 +6,7 @@
  * values are checked (in range, not taken); a taken NodePort is rejected as the real server
  * rejects it; everything is released on delete or type change.
  */
+import { isIPv4, parseIp } from '../../../lib/cidr.ts';
 import { field, type FieldError } from '../errors.ts';
 import { asArray, asNumber, asObj, asString, type Obj } from '../json.ts';
 import { CONDITIONS, keyed } from '../patch/hints.ts';
@@ -22,15 +23,11 @@ export interface ServiceRanges {
   nodePortRange: [number, number];
 }
 
+/** An IPv4 address (as the API server's net.ParseIP reads it) as a number, for the allocator's arithmetic. */
 function ipToInt(ip: string): number | undefined {
-  const parts = ip.split('.');
-  if (parts.length !== 4) return undefined;
-  let n = 0;
-  for (const p of parts) {
-    if (!/^\d{1,3}$/.test(p) || Number(p) > 255) return undefined;
-    n = n * 256 + Number(p);
-  }
-  return n;
+  const parsed = isIPv4(ip) ? parseIp(ip) : undefined;
+  if (!parsed) return undefined;
+  return parsed.bytes.slice(12).reduce((n, b) => n * 256 + b, 0);
 }
 
 function intToIp(n: number): string {

@@ -1,5 +1,6 @@
 /** Test helpers for the Neutron emulator's tests: terse HTTP calls and a network with a subnet. */
 import assert from 'node:assert/strict';
+import { parseCidr } from '../../../../lib/cidr.ts';
 import type { SeededUser, SimResult, TestCloud } from '../../testing/harness.ts';
 
 export interface Neutron {
@@ -39,7 +40,7 @@ export function neutron(t: TestCloud): Neutron {
     async network(user, cidr = '10.0.0.0/24', extra = {}) {
       const n = await call('POST', '/v2.0/networks', user, { network: { name: `net-${cidr}`, ...extra } });
       assert.equal(n.status, 201, JSON.stringify(n.body));
-      const ipVersion = cidr.includes(':') ? 6 : 4;
+      const ipVersion = parseCidr(cidr)?.family ?? 4;
       const s = await call('POST', '/v2.0/subnets', user, {
         subnet: { network_id: n.body.network.id, cidr, ip_version: ipVersion },
       });
