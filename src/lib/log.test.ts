@@ -24,9 +24,15 @@ function assertNoSecret(output: string) {
 describe('log format', () => {
   it('writes a text record with its fields on one line', () => {
     const { log, lines } = capture('info', 'text');
-    log.error({ controller: 'service', namespace: 'demo', name: 'web', status: 400 }, 'reconcile failed');
+    log.error(
+      { controller: 'service', namespace: 'demo', name: 'web', status: 400, error: 'Octavia said 400' },
+      'reconcile failed',
+    );
     assert.equal(lines.length, 1, lines.join('\n'));
-    assert.match(lines[0]!, /ERROR.*reconcile failed.*"controller":"service".*"status":400/);
+    assert.match(
+      lines[0]!,
+      /ERROR.*reconcile failed.*"controller":"service".*"status":400.*Octavia said 400/,
+    );
   });
 });
 

@@ -53,6 +53,9 @@ export function createLogger(options: LogOptions = {}): Logger {
       // One record, one line (as klog's text format): a failure with its object, error class and
       // request id stays one line a reader can grep, not a key per line.
       singleLine: true,
+      // Only a real Error under `err` is printed as a block (its stack, at debug); an `error` field
+      // holding a message stays on the record's line.
+      errorLikeObjectKeys: ['err'],
     });
     return pino(pinoOptions, stream);
   }

@@ -126,16 +126,20 @@ describe('reconcile errors in the log', () => {
     const text = output();
     const failures = text.split('\n').filter((l) => l.includes('reconcile failed; requeued with back-off'));
     assert.ok(failures.length >= 2, text);
+    assert.ok(
+      failures.every((l) => l.includes('409 Conflict')),
+      `each failure is one line with its cause:\n${text}`,
+    );
     assert.doesNotMatch(text, /^\s+at /m, `no stack lines at info:\n${text}`);
-    assert.match(text, /errorClass: "KubeApiError"/);
-    assert.match(text, /code: 409/);
+    assert.match(text, /"errorClass":"KubeApiError"/);
+    assert.match(text, /"code":409/);
     assert.match(text, /409 Conflict/);
     assert.match(
       text,
       /ERROR \(subject\): reconcile failed/,
       'the object (pino-pretty shows `name` in the header)',
     );
-    assert.match(text, /namespace: "errlog-kube"/);
+    assert.match(text, /"namespace":"errlog-kube"/);
   });
 
   it('a programming error keeps where it happened on its one line', async () => {
