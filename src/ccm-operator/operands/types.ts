@@ -1,0 +1,55 @@
+/**
+ * The boundary between the operator's controllers and the operand renderers: everything a
+ * platform's cloud controller manager manifests depend on, read once from the cluster (the
+ * Infrastructure, the Proxy, the FeatureGate, the images ConfigMap) by the operator, or from files
+ * by `shiftstack ccm-operator render`. A renderer is a pure function of this input, so the
+ * operator applies exactly what `render` prints. Mirrors upstream CCCMO's `config.OperatorConfig`.
+ */
+import type { KubernetesObject } from '@kubernetes/client-node';
+
+/** Platform types as `Infrastructure.status.platformStatus.type` names them (the ones with operands). */
+export const OPERAND_PLATFORMS = [
+  'OpenStack',
+  'AWS',
+  'Azure',
+  'GCP',
+  'VSphere',
+  'IBMCloud',
+  'PowerVS',
+  'Nutanix',
+] as const;
+export type OperandPlatform = (typeof OPERAND_PLATFORMS)[number];
+
+/** Which cloud controller manager runs for OpenStack: ours by default, or upstream OCCM's image. */
+export type OpenStackCcm = 'shiftstack' | 'upstream';
+
+export interface OperandProxy {
+  httpProxy?: string;
+  httpsProxy?: string;
+  noProxy?: string;
+}
+
+export interface RenderInput {
+  platform: OperandPlatform;
+  /** `Infrastructure.status.platformStatus`: the platform's own block (region, resource group, …). */
+  platformStatus: Record<string, unknown>;
+  /** `Infrastructure.status.infrastructureName`: the cluster's name in the cloud (`--cluster-name`). */
+  infrastructureName: string;
+  /** The images ConfigMap's `images.json` (upstream's `cloud-controller-manager-images`), by key. */
+  images: Readonly<Record<string, string>>;
+  openstackCcm: OpenStackCcm;
+  /** Where the operands go: `openshift-cloud-controller-manager` unless told otherwise. */
+  namespace: string;
+  /** `Infrastructure.status.controlPlaneTopology == SingleReplica`: one replica, SNO lease timings. */
+  singleReplica: boolean;
+  /** Enabled feature gates, passed to the CCMs as upstream does (`--feature-gates=…`). */
+  featureGates: readonly string[];
+  proxy?: OperandProxy;
+}
+
+export interface RenderedOperands {
+  /** Every object to apply, in apply order (namespaces and RBAC before workloads). */
+  objects: KubernetesObject[];
+}
+
+export type OperandRenderer = (input: RenderInput) => RenderedOperands;
