@@ -45,6 +45,7 @@ export const SIM_WIRING: readonly string[] = [
 export const CLI_ENTRY = 'src/cli/main.ts';
 export const PRODUCTION_COMMANDS: readonly string[] = [
   'src/cli/commands/ccm.ts',
+  'src/cli/commands/ccm-operator.ts',
   'src/cli/commands/capo.ts',
   'src/cli/commands/openstack.ts',
 ];
