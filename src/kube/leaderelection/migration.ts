@@ -10,7 +10,7 @@
  *   leaderName: cloud-provider-extraction-migration
  *   resourceLock: leases
  *   controllerLeaders:
- *     - name: route-controller
+ *     - name: service
  *       component: kube-controller-manager     # or cloud-controller-manager, or * (either)
  *
  * For the component running it, a controller is
@@ -31,7 +31,7 @@ export const LEADER_MIGRATION_API_VERSIONS = [
 ] as const;
 
 const controllerLeader = z.strictObject({
-  name: z.string().min(1, { error: 'set the controller name, e.g. service-controller' }),
+  name: z.string().min(1, { error: 'set the controller name, e.g. service' }),
   component: z
     .string()
     .min(1, { error: 'set the component, e.g. cloud-controller-manager, or * for either' }),
@@ -86,26 +86,26 @@ export function loadLeaderMigrationConfiguration(
   return loadConfigFile(file, leaderMigrationSchema, signal ? { signal } : {});
 }
 
-/** The cloud controllers upstream migrates, in the names kube-controller-manager gives them. */
-export const CLOUD_CONTROLLERS = [
-  'route-controller',
-  'service-controller',
-  'cloud-node-controller',
-  'cloud-nodelifecycle-controller',
-] as const;
+/**
+ * The cloud controllers upstream migrates, in the names both controller managers give them
+ * (`--controllers`): kube-controller-manager ran them in-tree, a cloud controller manager runs them
+ * now. `cloud-node` is not among them: kube-controller-manager never ran it (kubelets initialized
+ * their Nodes in-tree), so a cloud controller manager runs it under its own lease.
+ */
+export const CLOUD_CONTROLLERS = ['route', 'service', 'cloud-node-lifecycle'] as const;
 
 /**
- * Upstream's default configuration (used when migration is enabled without a file): the four
- * cloud controllers, run by `component`. kube-controller-manager's default names itself, the
- * cloud-controller-manager's default names cloud-controller-manager.
+ * Upstream's default configuration (k8s.io/controller-manager `leadermigration/config/default.go`),
+ * used when migration is enabled without `--leader-migration-config`: the cloud controllers, each
+ * run by whichever component (`*`) holds the migration lease, so one file serves both sides.
  */
-export function defaultLeaderMigrationConfiguration(component: string): LeaderMigrationConfiguration {
+export function defaultLeaderMigrationConfiguration(): LeaderMigrationConfiguration {
   return {
     kind: 'LeaderMigrationConfiguration',
     apiVersion: 'controllermanager.config.k8s.io/v1',
     leaderName: 'cloud-provider-extraction-migration',
     resourceLock: 'leases',
-    controllerLeaders: CLOUD_CONTROLLERS.map((name) => ({ name, component })),
+    controllerLeaders: CLOUD_CONTROLLERS.map((name) => ({ name, component: '*' })),
   };
 }
 
