@@ -8,7 +8,13 @@ import type { Clock } from '../lib/clock.ts';
 import { UsageError } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
-import { loadKubeConfig, Manager } from '../kube/index.ts';
+import {
+  defaultLeaderMigrationConfiguration,
+  loadKubeConfig,
+  loadLeaderMigrationConfiguration,
+  Manager,
+  type LeaderMigrationConfiguration,
+} from '../kube/index.ts';
 import { secureServing, type SecureServing } from '../kube/secure-serving.ts';
 import { readServingCert, ServingCertError, type ServingCert } from '../lib/tls-cert.ts';
 import type { LoadContext } from '../openstack/config/types.ts';
@@ -100,7 +106,19 @@ export interface CcmOptions {
   clusterCidr?: string | undefined;
   /** Upstream `--route-reconciliation-period` (10 s). */
   routeReconciliationPeriodMs?: number | undefined;
+  /**
+   * Upstream `--enable-leader-migration` (KEP-2436): the controllers the configuration migrates run
+   * only while this process holds the migration Lease (in `leaseNamespace`) as well as its own.
+   */
+  enableLeaderMigration?: boolean | undefined;
+  /** Upstream `--leader-migration-config`: a LeaderMigrationConfiguration file; upstream's default without. */
+  leaderMigrationConfig?: string | undefined;
+  /** OCCM's `--user-agent` (repeatable): put before `shiftstack-ccm` in the User-Agent of OpenStack calls. */
+  userAgent?: readonly string[] | undefined;
 }
+
+/** This component's name in a LeaderMigrationConfiguration (upstream's, for every cloud controller manager). */
+export const CCM_COMPONENT = 'cloud-controller-manager';
 
 export const CCM_DEFAULTS: Omit<CcmOptions, 'cloudConfig' | 'kubeconfig'> = {
   clusterName: 'kubernetes',
@@ -168,6 +186,46 @@ export function selectControllers(list: readonly string[]): ControllerSelection 
   };
 }
 
+export interface LeaderMigrationSetup {
+  config: LeaderMigrationConfiguration;
+  /** Entries that can migrate nothing here: said in the log, and by the CLI before it starts. */
+  warnings: string[];
+}
+
+/**
+ * `--enable-leader-migration` and `--leader-migration-config` as upstream reads them: the file, or
+ * upstream's default configuration without one; undefined when migration is off. Migration without
+ * leader election is a CcmUsageError (upstream would run every controller at once then, the very
+ * thing migration exists to prevent); a bad file a ConfigError naming the key.
+ */
+export async function leaderMigrationSetup(
+  opts: Pick<CcmOptions, 'enableLeaderMigration' | 'leaderMigrationConfig' | 'leaderElect'>,
+  signal?: AbortSignal,
+): Promise<LeaderMigrationSetup | undefined> {
+  if (!opts.enableLeaderMigration) return undefined;
+  if (!opts.leaderElect) {
+    throw new CcmUsageError(
+      '--enable-leader-migration needs leader election: the migration Lease is taken after the main one. Fix: remove --leader-elect=false, or --enable-leader-migration',
+    );
+  }
+  const file = opts.leaderMigrationConfig;
+  const config = file
+    ? await loadLeaderMigrationConfiguration(file, signal)
+    : defaultLeaderMigrationConfiguration();
+  return { config, warnings: migrationWarnings(config, file ?? 'the default configuration') };
+}
+
+/** Entries for this component (or `*`) naming no controller it has: they would migrate nothing. */
+function migrationWarnings(config: LeaderMigrationConfiguration, source: string): string[] {
+  const known = KNOWN_CONTROLLERS as readonly string[];
+  return config.controllerLeaders
+    .filter((l) => (l.component === CCM_COMPONENT || l.component === '*') && !known.includes(l.name))
+    .map(
+      (l) =>
+        `${source}: controllerLeaders "${l.name}" is not a controller of ${CCM_COMPONENT} (${known.join(', ')}), so it migrates nothing here`,
+    );
+}
+
 export interface CcmDeps {
   log: Logger;
   /** Where cloud.conf paths resolve and OS_CCM_REGIONAL is read; the process by default. */
@@ -202,6 +260,8 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   // A malformed --cluster-cidr is a usage error before anything connects.
   if (opts.clusterCidr) clusterCidrFlag(opts.clusterCidr);
 
+  const migration = await leaderMigrationSetup(opts);
+  for (const w of migration?.warnings ?? []) log.warn(w);
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const registry = deps.registry ?? createRegistry();
   const secure = opts.securePort > 0 ? await securePort(opts, kubeConfig, log) : undefined;
@@ -224,6 +284,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
           },
         }
       : {}),
+    ...(migration ? { leaderMigration: { config: migration.config, component: CCM_COMPONENT } } : {}),
   });
   // The file, overlaid by the Secret its [Global] secret-name names (watched on every replica,
   // leader or not, so a new leader starts with the current credentials).
@@ -237,7 +298,11 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
       log,
       ...(deps.loadContext ? { loadContext: deps.loadContext } : {}),
     });
-    openstack = await rotatingClient(source, { registry, log, userAgent: 'shiftstack-ccm' });
+    openstack = await rotatingClient(source, {
+      registry,
+      log,
+      userAgent: [...(opts.userAgent ?? []), 'shiftstack-ccm'].join(' '),
+    });
   } catch (err) {
     await manager.api.close();
     await secure?.close();
@@ -282,7 +347,19 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   }
   if (route) registerRouteController(manager, openstack, source, route);
   log.info(
-    { controllers: controllers.run, cluster: opts.clusterName, leaderElect: opts.leaderElect },
+    {
+      controllers: controllers.run,
+      cluster: opts.clusterName,
+      leaderElect: opts.leaderElect,
+      ...(migration
+        ? {
+            leaderMigration: migration.config.leaderName,
+            migrated: migration.config.controllerLeaders
+              .filter((l) => l.component === CCM_COMPONENT || l.component === '*')
+              .map((l) => l.name),
+          }
+        : {}),
+    },
     'cloud controller manager configured',
   );
   return {
