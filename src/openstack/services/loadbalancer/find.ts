@@ -15,7 +15,7 @@ export type FindResult =
   | {
       kind: 'found';
       lb: LoadBalancer;
-      /** The name is ours (current or legacy); false for a load balancer shared by id. */
+      /** The name is ours (current or legacy), or the id is (ownsRecordedId); false for one shared by id. */
       owned: boolean;
       how: 'id' | 'name' | 'legacy';
     }
@@ -44,7 +44,8 @@ export async function findLoadBalancer(
     });
     // A recorded id whose load balancer is gone (deleted to recreate it after ERROR, or by hand)
     // falls through to the name, so the record heals instead of pinning a dead id.
-    if (lb && alive(lb)) return { kind: 'found', lb, owned: ours(lb), how: 'id' };
+    if (lb && alive(lb))
+      return { kind: 'found', lb, owned: ours(lb) || !!identity.ownsRecordedId, how: 'id' };
   }
 
   const names: [string, 'name' | 'legacy'][] = [
