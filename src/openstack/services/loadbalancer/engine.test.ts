@@ -424,20 +424,27 @@ describe('load-balancer engine', () => {
       assert.equal(total(writes(w.sim, 'octavia')), 0, 'steady state, found by id');
     });
 
-    it('going back: found by the id the other recorded, owned whatever its name, adopted without a write, and removed with its floating IP', async () => {
+    it('going back: found by the id the other recorded under a name it recognises, adopted without a write, and removed with its floating IP', async () => {
       const ccm = desired({ name: 'back', members: 2, monitor: true });
       const made = ready((await converge(engine, ccm)).result);
       const intree = legacy(ccm, 'a00000000000000000000000000000back');
       w.sim.cloud.stats.reset();
       const backById = {
         ...intree,
-        identity: { ...intree.identity, id: made.loadBalancer.id, ownsRecordedId: true },
+        identity: {
+          ...intree.identity,
+          id: made.loadBalancer.id,
+          alsoNamed: (n: string) => n.startsWith('kube_service_') && n.endsWith('_default_back'),
+        },
       };
       const r = ready((await converge(engine, backById)).result);
       assert.equal(r.loadBalancer.id, made.loadBalancer.id);
       assert.equal(r.owned, true);
       assert.equal(r.address, made.address);
       assert.equal(total(writes(w.sim, 'octavia')) + total(writes(w.sim, 'neutron')), 0);
+      // Someone else's load balancer behind the same id is not taken for its own.
+      const stranger = await engine.find({ ...backById.identity, alsoNamed: () => false });
+      assert.ok(stranger.kind === 'found' && !stranger.owned);
 
       // A node goes: one member DELETE (serial), nothing renamed.
       const fewer = {

@@ -35,11 +35,11 @@ export interface LoadBalancerIdentity {
   /** A known id (the CCM's load-balancer-id annotation): looked up first. */
   id?: string | undefined;
   /**
-   * The recorded `id` names this identity's own load balancer whatever its name: a controller taking
-   * over from another that recorded it for the same object (the in-tree stand-in going back to a
-   * load balancer the CCM made). Without it, one found by id under another name is shared.
+   * Names this identity's load balancer may carry that cannot be listed, e.g. the CCM's, which embeds
+   * a cluster name the in-tree stand-in does not know: one found by the recorded `id` under such a
+   * name is owned (adopted), not shared. Name lookups still use `name` and `legacyNames` only.
    */
-  ownsRecordedId?: boolean | undefined;
+  alsoNamed?: ((name: string) => boolean) | undefined;
   /**
    * Write no tags, and compare none (the in-tree provider never tagged). Objects keep the tags others
    * put on them.
