@@ -8,13 +8,7 @@ import type { Clock } from '../lib/clock.ts';
 import { UsageError } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
-import {
-  defaultLeaderMigrationConfiguration,
-  loadKubeConfig,
-  loadLeaderMigrationConfiguration,
-  Manager,
-  type LeaderMigrationConfiguration,
-} from '../kube/index.ts';
+import { leaderMigrationSetup, loadKubeConfig, Manager, type LeaderMigrationSetup } from '../kube/index.ts';
 import { secureServing, type SecureServing } from '../kube/secure-serving.ts';
 import { readServingCert, ServingCertError, type ServingCert } from '../lib/tls-cert.ts';
 import type { LoadContext } from '../openstack/config/types.ts';
@@ -186,44 +180,21 @@ export function selectControllers(list: readonly string[]): ControllerSelection 
   };
 }
 
-export interface LeaderMigrationSetup {
-  config: LeaderMigrationConfiguration;
-  /** Entries that can migrate nothing here: said in the log, and by the CLI before it starts. */
-  warnings: string[];
-}
-
 /**
- * `--enable-leader-migration` and `--leader-migration-config` as upstream reads them: the file, or
- * upstream's default configuration without one; undefined when migration is off. Migration without
- * leader election is a CcmUsageError (upstream would run every controller at once then, the very
- * thing migration exists to prevent); a bad file a ConfigError naming the key.
+ * `--enable-leader-migration` and `--leader-migration-config` for this component (see the kube
+ * runtime's leaderMigrationSetup): a CcmUsageError without leader election, a ConfigError for a bad
+ * file, warnings for entries that name no controller of a cloud controller manager.
  */
-export async function leaderMigrationSetup(
+export async function ccmLeaderMigration(
   opts: Pick<CcmOptions, 'enableLeaderMigration' | 'leaderMigrationConfig' | 'leaderElect'>,
   signal?: AbortSignal,
 ): Promise<LeaderMigrationSetup | undefined> {
-  if (!opts.enableLeaderMigration) return undefined;
-  if (!opts.leaderElect) {
-    throw new CcmUsageError(
-      '--enable-leader-migration needs leader election: the migration Lease is taken after the main one. Fix: remove --leader-elect=false, or --enable-leader-migration',
-    );
+  try {
+    return await leaderMigrationSetup(opts, CCM_COMPONENT, KNOWN_CONTROLLERS, signal);
+  } catch (err) {
+    if (err instanceof UsageError && !(err instanceof CcmUsageError)) throw new CcmUsageError(err.message);
+    throw err;
   }
-  const file = opts.leaderMigrationConfig;
-  const config = file
-    ? await loadLeaderMigrationConfiguration(file, signal)
-    : defaultLeaderMigrationConfiguration();
-  return { config, warnings: migrationWarnings(config, file ?? 'the default configuration') };
-}
-
-/** Entries for this component (or `*`) naming no controller it has: they would migrate nothing. */
-function migrationWarnings(config: LeaderMigrationConfiguration, source: string): string[] {
-  const known = KNOWN_CONTROLLERS as readonly string[];
-  return config.controllerLeaders
-    .filter((l) => (l.component === CCM_COMPONENT || l.component === '*') && !known.includes(l.name))
-    .map(
-      (l) =>
-        `${source}: controllerLeaders "${l.name}" is not a controller of ${CCM_COMPONENT} (${known.join(', ')}), so it migrates nothing here`,
-    );
 }
 
 export interface CcmDeps {
@@ -260,7 +231,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   // A malformed --cluster-cidr is a usage error before anything connects.
   if (opts.clusterCidr) clusterCidrFlag(opts.clusterCidr);
 
-  const migration = await leaderMigrationSetup(opts);
+  const migration = await ccmLeaderMigration(opts);
   for (const w of migration?.warnings ?? []) log.warn(w);
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const registry = deps.registry ?? createRegistry();

@@ -9,7 +9,7 @@ import {
   buildCcm,
   CCM_DEFAULTS,
   clusterCidrFlag,
-  leaderMigrationSetup,
+  ccmLeaderMigration,
   routeSetup,
   selectControllers,
   type CcmOptions,
@@ -402,7 +402,7 @@ export function configureCcm(command: Command, ctx: CliContext): void {
         warnings.push(w);
         inputs.warn(w);
       }
-      const migration = await inputs.checkAsync(() => leaderMigrationSetup(opts, ctx.signal));
+      const migration = await inputs.checkAsync(() => ccmLeaderMigration(opts, ctx.signal));
       // buildCcm logs them when it starts.
       for (const w of migration?.warnings ?? []) inputs.warn(w);
       if (!opts.tlsCertFile !== !opts.tlsPrivateKeyFile)

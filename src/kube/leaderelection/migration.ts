@@ -22,7 +22,7 @@
  * the main lease is held and the non-migrated controllers started; the manager does the same.
  */
 import { z } from 'zod';
-import { loadConfigFile, parseConfig, parseText } from '../../lib/config.ts';
+import { loadConfigFile, parseConfig, parseText, UsageError } from '../../lib/config.ts';
 
 export const LEADER_MIGRATION_API_VERSIONS = [
   'controllermanager.config.k8s.io/v1',
@@ -124,4 +124,53 @@ export function leaderMigrationFilter(
     if (here === undefined) return 'nonMigrated';
     return here ? 'migrated' : 'unowned';
   };
+}
+
+export interface LeaderMigrationFlags {
+  /** `--enable-leader-migration`. */
+  enableLeaderMigration?: boolean | undefined;
+  /** `--leader-migration-config`: a file; upstream's default configuration without one. */
+  leaderMigrationConfig?: string | undefined;
+  /** `--leader-elect`: migration needs it. */
+  leaderElect: boolean;
+}
+
+export interface LeaderMigrationSetup {
+  config: LeaderMigrationConfiguration;
+  /** Entries that can migrate nothing in this component: for the log, and a CLI's report. */
+  warnings: string[];
+}
+
+/**
+ * A controller manager's `--enable-leader-migration` and `--leader-migration-config` as upstream
+ * reads them (k8s.io/controller-manager `leadermigration/options`): the file, or the default
+ * configuration without one; undefined when migration is off. Migration without leader election is
+ * a UsageError: upstream would then run every controller at once, which migration exists to
+ * prevent. A bad file is a ConfigError naming the key. An entry for this `component` (or `*`) that
+ * names none of its `controllers` would silently migrate nothing: it is a warning.
+ */
+export async function leaderMigrationSetup(
+  flags: LeaderMigrationFlags,
+  component: string,
+  controllers: readonly string[],
+  signal?: AbortSignal,
+): Promise<LeaderMigrationSetup | undefined> {
+  if (!flags.enableLeaderMigration) return undefined;
+  if (!flags.leaderElect) {
+    throw new UsageError(
+      '--enable-leader-migration needs leader election: the migration Lease is taken after the main one. Fix: remove --leader-elect=false, or --enable-leader-migration',
+    );
+  }
+  const file = flags.leaderMigrationConfig;
+  const config = file
+    ? await loadLeaderMigrationConfiguration(file, signal)
+    : defaultLeaderMigrationConfiguration();
+  const source = file ?? 'the default leader migration configuration';
+  const warnings = config.controllerLeaders
+    .filter((l) => (l.component === component || l.component === '*') && !controllers.includes(l.name))
+    .map(
+      (l) =>
+        `${source}: controllerLeaders "${l.name}" is not a controller of ${component} (${controllers.join(', ')}), so it migrates nothing here`,
+    );
+  return { config, warnings };
 }
