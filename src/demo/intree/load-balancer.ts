@@ -60,9 +60,7 @@ export function inTreeIntent(
   const floatingNetworkId = annotations[Annotation.FloatingNetworkId] ?? opts.floatingNetworkId;
   const internalText = annotations[Annotation.Internal] ?? 'false';
   if (internalText !== 'true' && internalText !== 'false') {
-    return refuse(
-      `unknown ${Annotation.Internal} annotation: ${internalText}, specify "true" or "false" `,
-    );
+    return refuse(`unknown ${Annotation.Internal} annotation: ${internalText}, specify "true" or "false" `);
   }
   for (const p of ports) if ((p.protocol ?? 'TCP') !== 'TCP') return refuse(ONLY_TCP);
   const ranges = sourceRanges(
@@ -147,14 +145,12 @@ export function inTreeLoadBalancer(input: InTreeInputs): DesiredLoadBalancer {
         protocol: 'TCP' as const,
         algorithm: opts.lbMethod,
         sessionPersistence: persistence,
-        members: addresses.map(
-          (a): DesiredMember => ({
-            name: memberName(lb, i, a.node),
-            address: a.address,
-            port: p.nodePort ?? 0,
-            subnetId,
-          }),
-        ),
+        members: addresses.map((a): DesiredMember => ({
+          name: memberName(lb, i, a.node),
+          address: a.address,
+          port: p.nodePort ?? 0,
+          subnetId,
+        })),
         ...(opts.createMonitor
           ? {
               healthMonitor: {
