@@ -100,14 +100,18 @@ export class MigrationBed {
   }
 
   /** A `shiftstack ccm` replica with leader migration. */
-  async ccm(replica = ''): Promise<RunningCcm> {
-    const c = await this.env.startCcm({
-      cloudConfig: this.conf,
-      leaderElect: true,
-      ...LEASES,
-      enableLeaderMigration: true,
-      ...(replica ? { userAgent: [replica] } : {}),
-    });
+  async ccm(replica = '', deps: Parameters<CcmEnv['startCcm']>[2] = {}): Promise<RunningCcm> {
+    const c = await this.env.startCcm(
+      {
+        cloudConfig: this.conf,
+        leaderElect: true,
+        ...LEASES,
+        enableLeaderMigration: true,
+        ...(replica ? { userAgent: [replica] } : {}),
+      },
+      {},
+      deps,
+    );
     this.callerOf.set(c.ccm.manager.identity!, replica ? `${replica} ${CCM_UA}` : CCM_UA);
     this.running.push(c);
     return c;
