@@ -167,7 +167,7 @@ export async function kcmLeaderMigration(
   if (opts.enableLeaderMigration && opts.cloudProvider !== 'openstack') {
     // Upstream's guide: a KCM without the in-tree provider must not enable migration.
     throw new UsageError(
-      '--enable-leader-migration with --cloud-provider=external: this kube-controller-manager runs no cloud loop, yet would hold the migration Lease and keep the cloud controller manager from them. Fix: leave --enable-leader-migration off here',
+      `--enable-leader-migration with --cloud-provider=${opts.cloudProvider || '(none)'}: this kube-controller-manager runs no cloud loop, yet would hold the migration Lease and keep the cloud controller manager from them. Fix: leave --enable-leader-migration off here`,
     );
   }
   return leaderMigrationSetup(opts, KCM_COMPONENT, CLOUD_LOOPS, signal);
