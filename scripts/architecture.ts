@@ -32,6 +32,7 @@ export const LAYERS: Readonly<
 export const SIM_WIRING: readonly string[] = [
   'src/cli/commands/sim.ts',
   'src/cli/commands/sim-kube.ts',
+  'src/cli/commands/sim-kcm.ts',
   'src/cli/commands/up.ts',
   'src/demo/',
 ];
