@@ -149,6 +149,27 @@ describe('planChanges', () => {
     );
   });
 
+  it('takes "every source" as null: a listener another controller left without allowed_cidrs is not rewritten', () => {
+    // The in-tree provider and OCCM without VIP ACL leave null; a Service without
+    // loadBalancerSourceRanges asks for 0.0.0.0/0 (or ::/0): the same listener to Octavia.
+    const d = desired();
+    const l = d.listeners[0]!;
+    for (const every of [['0.0.0.0/0'], ['::/0'], ['0.0.0.0/0', '::/0']]) {
+      assert.deepEqual(
+        ops({ ...d, listeners: [{ ...l, allowedCidrs: every }] }, current()),
+        [],
+        every.join(),
+      );
+      const s = current();
+      s.listeners[0]!.allowed_cidrs = every;
+      assert.deepEqual(ops({ ...d, listeners: [{ ...l, allowedCidrs: null }] }, s), [], every.join());
+    }
+    assert.deepEqual(
+      ops({ ...d, listeners: [{ ...l, allowedCidrs: ['0.0.0.0/0', '10.0.0.0/8'] }] }, current()),
+      ['updateListener'],
+    );
+  });
+
   it('replaces a pool whose protocol changed, and a monitor whose type changed', () => {
     const d = desired();
     const l = d.listeners[0]!;

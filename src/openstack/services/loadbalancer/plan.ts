@@ -220,6 +220,19 @@ function change(body: Record<string, unknown>): Change | undefined {
   return keys.length > 0 ? { body, detail: keys.join(', ') } : undefined;
 }
 
+const EVERY_SOURCE = new Set(['0.0.0.0/0', '::/0']);
+
+/**
+ * allowed_cidrs as a comparable set. Octavia lets every source in when the field is null, so a set
+ * made only of "everything" (0.0.0.0/0, ::/0: what a Service without loadBalancerSourceRanges asks
+ * for) is the same listener as null, which the in-tree provider and OCCM without VIP ACL leave:
+ * adopting their listeners must not rewrite them.
+ */
+function sourceSet(v: unknown): string[] {
+  const cidrs = cidrsField(v as string[] | null) ?? [];
+  return cidrs.every((c) => EVERY_SOURCE.has(c)) ? [] : [...cidrs].sort();
+}
+
 /** Whether names are compared (false on an adopted load balancer: they stay as their maker wrote them). */
 export interface NameRule {
   names: boolean;
@@ -239,8 +252,7 @@ export function diffListener(
     const have = (current as unknown as Record<string, unknown>)[field];
     let same: boolean;
     if (field === 'allowed_cidrs') {
-      const norm = (v: unknown) => [...(cidrsField(v as string[] | null) ?? [])].sort();
-      same = sameJson(norm(value), norm(have));
+      same = sameJson(sourceSet(value), sourceSet(have));
     } else if (field === 'insert_headers') {
       same = sameJson(
         sortedEntries(value as Record<string, string>),
