@@ -1,6 +1,7 @@
 /**
  * The kubelets of the demo's machines. No VM boots in the emulator, so this stands in for what a
- * kubelet started with `--cloud-provider=external` does once its server is up:
+ * kubelet started with `--cloud-provider=external` (or, for a cluster on the in-tree provider,
+ * `openstack`: see `cloudProvider`) does once its server is up:
  *
  * - it registers a Node named after its host, with the taint
  *   `node.cloudprovider.kubernetes.io/uninitialized:NoSchedule` (the ccm's cloud-node controller
@@ -57,6 +58,12 @@ export interface KubeletOptions {
   heartbeatMs: number;
   /** How often a machine whose server is not ACTIVE yet is looked at again. */
   pollMs: number;
+  /**
+   * The kubelet's `--cloud-provider`. `external` (the default): the ccm initializes the Node.
+   * `openstack`, the in-tree provider before 1.26: the kubelet sets the providerID and the
+   * addresses itself, with no uninitialized taint, as the clusters a migration starts from have them.
+   */
+  cloudProvider?: 'external' | 'openstack';
 }
 
 export const KUBELET_CONTROLLER = 'demo-kubelet';
@@ -103,7 +110,7 @@ export class Kubelets {
     const instanceID = await this.instanceID(osm, signal);
     const host = instanceID ? this.opts.host(instanceID) : undefined;
     const known = this.nodes.get(key);
-    if (!host) {
+    if (!host || !instanceID) {
       // The server is gone (or not created yet): a kubelet on it is not running, so no heartbeat.
       return { requeueAfterMs: this.opts.pollMs };
     }
@@ -111,7 +118,7 @@ export class Kubelets {
 
     const node = await this.mgr.client.get(kinds.Node, { name: host.name }, { signal });
     if (!node) {
-      await this.register(osm, host, signal);
+      await this.register(osm, instanceID, host, signal);
       this.nodes.set(key, host.name);
       this.beats.set(host.name, Date.now());
       ctx.log.info({ node: host.name, instanceID }, 'server ACTIVE: node registered');
@@ -133,8 +140,14 @@ export class Kubelets {
     return oss?.status?.instanceID ?? undefined;
   }
 
-  private async register(osm: OpenStackMachine, host: HostView, signal: AbortSignal): Promise<void> {
+  private async register(
+    osm: OpenStackMachine,
+    instanceID: string,
+    host: HostView,
+    signal: AbortSignal,
+  ): Promise<void> {
     const now = metaTime(Date.now());
+    const inTree = this.opts.cloudProvider === 'openstack';
     const controlPlane = osm.metadata?.labels?.[CONTROL_PLANE_LABEL] !== undefined;
     const version = await this.kubeletVersion(osm, signal);
     const node: V1Node = {
@@ -151,12 +164,19 @@ export class Kubelets {
           ...(controlPlane ? { [LABEL_CONTROL_PLANE_ROLE]: '' } : {}),
         },
       },
-      spec: { taints: [{ key: TAINT_UNINITIALIZED, value: 'true', effect: 'NoSchedule' }] },
+      spec: inTree
+        ? { providerID: `openstack:///${instanceID}` }
+        : { taints: [{ key: TAINT_UNINITIALIZED, value: 'true', effect: 'NoSchedule' }] },
       status: {
-        addresses: [
-          { type: 'Hostname', address: host.name },
-          ...host.addresses.slice(0, 1).map((address) => ({ type: 'InternalIP', address })),
-        ],
+        addresses: inTree
+          ? [
+              ...host.addresses.map((address) => ({ type: 'InternalIP', address })),
+              { type: 'Hostname', address: host.name },
+            ]
+          : [
+              { type: 'Hostname', address: host.name },
+              ...host.addresses.slice(0, 1).map((address) => ({ type: 'InternalIP', address })),
+            ],
         conditions: [readyCondition(now, now)],
         nodeInfo: {
           kubeletVersion: version,
