@@ -70,7 +70,7 @@ export {
   leaderMigrationFilter,
   type LeaderMigrationConfiguration,
 } from './leaderelection/migration.ts';
-export { loadKubeConfig, type KubeConfigLookup } from './kubeconfig.ts';
+export { loadKubeConfig, podNamespace, type KubeConfigLookup } from './kubeconfig.ts';
 export { Manager, ShutdownIncompleteError, type ManagerOptions } from './manager/manager.ts';
 export { shutdownSignal } from './manager/signals.ts';
 export {
