@@ -7,7 +7,7 @@ export {
   type WatchEvent,
   type JsonPatchOp,
 } from './client.ts';
-export { CachedClient, type CachedListOptions } from './cached-client.ts';
+export { CachedClient, type CachedListOptions, type InformerScope } from './cached-client.ts';
 export {
   Informer,
   StaleWatchError,
