@@ -34,7 +34,11 @@ describe('the CCM trust bundle', () => {
     assert.ok(r.ok);
     assert.equal(r.bundle, `${cloud.pem}\n${system.pem}`);
     assert.deepEqual(r.warnings, [
-      'ConfigMap openshift-config/user-ca-bundle is left out of the trust bundle: it holds no PEM certificate',
+      {
+        source: 'proxy',
+        message:
+          'ConfigMap openshift-config/user-ca-bundle is left out of the trust bundle: it holds no PEM certificate',
+      },
     ]);
   });
 

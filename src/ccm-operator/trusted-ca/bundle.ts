@@ -21,24 +21,35 @@ export interface TrustBundleInput {
   cloudConfig?: TrustSource | undefined;
 }
 
-export type TrustBundle = { ok: true; bundle: string; warnings: string[] } | { ok: false; problem: string };
+/** A source left out, and why. */
+export interface TrustWarning {
+  source: 'proxy' | 'cloudConfig';
+  message: string;
+}
+
+export type TrustBundle =
+  { ok: true; bundle: string; warnings: TrustWarning[] } | { ok: false; problem: string };
 
 export function mergeTrustBundle(input: TrustBundleInput): TrustBundle {
   const system = checkPemBundle(input.system.pem);
   if (!system.ok)
     return { ok: false, problem: `the system trust bundle (${input.system.what}): ${system.problem}` };
-  const warnings: string[] = [];
-  const usable = (source: TrustSource | undefined): string | undefined => {
+  const warnings: TrustWarning[] = [];
+  const usable = (name: TrustWarning['source']): string | undefined => {
+    const source = input[name];
     if (!source) return undefined;
     const check = checkPemBundle(source.pem);
     if (check.ok) return source.pem;
-    warnings.push(`${source.what} is left out of the trust bundle: ${check.problem}`);
+    warnings.push({
+      source: name,
+      message: `${source.what} is left out of the trust bundle: ${check.problem}`,
+    });
     return undefined;
   };
   let bundle = input.system.pem;
-  const proxy = usable(input.proxy);
+  const proxy = usable('proxy');
   if (proxy) bundle = `${proxy}\n${bundle}`;
-  const cloud = usable(input.cloudConfig);
+  const cloud = usable('cloudConfig');
   // The installer often puts the same CA in both places: once is enough.
   if (cloud && cloud !== proxy) bundle = `${cloud}\n${bundle}`;
   return { ok: true, bundle, warnings };
