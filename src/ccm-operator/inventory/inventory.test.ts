@@ -23,6 +23,9 @@ describe('the operand inventory', () => {
     const s = stamp(o, 'OpenStack');
     assert.deepEqual(s.metadata?.labels, { app: 'x', [PLATFORM_LABEL]: 'OpenStack' });
     assert.deepEqual(o.metadata?.labels, { app: 'x' });
+    // What the renderer marked as every platform's keeps its mark.
+    const shared = stamp(obj('ServiceAccount', 's', { labels: { [PLATFORM_LABEL]: 'shared' } }), 'AWS');
+    assert.equal(shared.metadata?.labels?.[PLATFORM_LABEL], 'shared');
   });
 
   it('removes what the new set lacks, workloads first, and only what it applied', () => {
@@ -47,6 +50,8 @@ describe('the operand inventory', () => {
         managedFields: [{ manager: MANAGER, operation: 'Update' }],
       }),
       obj('ConfigMap', 'going', { ...ours('AWS'), deletionTimestamp: new Date() }),
+      // The namespace also holds cloud-conf and the CCM's Lease: applied, never removed.
+      obj('Namespace', 'openshift-cloud-controller-manager', { ...ours('shared'), namespace: undefined }),
     ];
     assert.deepEqual(
       planPrune(desired, inventory, MANAGER).map((o) => `${o.kind}/${o.metadata?.name}`),

@@ -6,12 +6,19 @@
  * this operator applied it: a label copied onto someone else's object does not make it ours.
  */
 import type { KubernetesObject } from '../../kube/index.ts';
-import { OPERAND_KINDS, PLATFORM_LABEL, objectId } from './kinds.ts';
+import { NEVER_PRUNED, OPERAND_KINDS, PLATFORM_LABEL, objectId } from './kinds.ts';
 
-/** A copy of the object labelled as part of the inventory of `platform`. */
+/**
+ * A copy of the object labelled as part of the inventory of `platform`, unless the renderer
+ * labelled it already (`shared`, for what every platform uses).
+ */
 export function stamp<T extends KubernetesObject>(obj: T, platform: string): T {
   const copy = structuredClone(obj);
-  copy.metadata = { ...copy.metadata, labels: { ...copy.metadata?.labels, [PLATFORM_LABEL]: platform } };
+  const labels = copy.metadata?.labels ?? {};
+  copy.metadata = {
+    ...copy.metadata,
+    labels: { ...labels, [PLATFORM_LABEL]: labels[PLATFORM_LABEL] ?? platform },
+  };
   return copy;
 }
 
@@ -32,6 +39,7 @@ export function planPrune(
   const rank = (o: KubernetesObject) => OPERAND_KINDS.findIndex((t) => t.kind === o.kind);
   return inventory
     .filter((o) => o.metadata?.labels?.[PLATFORM_LABEL] !== undefined)
+    .filter((o) => !NEVER_PRUNED.some((t) => t.apiVersion === o.apiVersion && t.kind === o.kind))
     .filter((o) => !keep.has(objectId(o)) && !o.metadata?.deletionTimestamp && appliedBy(o, fieldManager))
     .sort((a, b) => rank(a) - rank(b));
 }
