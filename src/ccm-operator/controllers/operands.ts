@@ -150,7 +150,9 @@ class OperandsReconciler {
       outcome = { state: 'degraded', why: err.message };
     }
     await this.report(outcome, signal);
-    return outcome.state === 'deployed' && (outcome.rollout.length > 0 || outcome.changed)
+    // What was written comes back through the inventory's watches; a rollout is also looked at
+    // on a timer, as upstream does.
+    return outcome.state === 'deployed' && outcome.rollout.length > 0
       ? { requeueAfterMs: this.requeueMs }
       : {};
   }
