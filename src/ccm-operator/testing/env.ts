@@ -297,7 +297,7 @@ export async function startOperatorEnv(opts: { systemBundle?: string } = {}): Pr
           { timeoutMs: 20_000, what: what ?? JSON.stringify(want) },
         );
       } catch (err) {
-        throw new Error(`${(err as Error).message}; the conditions: ${last}`);
+        throw new Error(`${(err as Error).message}; the conditions: ${last}`, { cause: err });
       }
     },
     configMap(namespace, name) {
