@@ -7,7 +7,9 @@
  * Service's creation to status.loadBalancer.ingress; then one node added, one reconcile of an
  * unchanged Service, and the deletion. The controller's requeue backoff is scaled like the cloud,
  * so the unscaled figures are the rhythm a real cloud would see.
- * Prints a table; asserts nothing.
+ * Prints a table; asserts nothing. The serial mode is not the in-tree provider: that one blocked its
+ * worker while polling, so Services queued behind each other; its stand-in (src/demo/intree, docs/sim-kcm.md)
+ * is the baseline of `bench:migration`.
  *
  *   node --expose-gc bench/ccm-service.ts     TIME_SCALE=0.03 N=1,10,80,300 MODES=populated,serial
  */

@@ -32,6 +32,7 @@ export const LAYERS: Readonly<
 export const SIM_WIRING: readonly string[] = [
   'src/cli/commands/sim.ts',
   'src/cli/commands/sim-kube.ts',
+  'src/cli/commands/sim-kcm.ts',
   'src/cli/commands/up.ts',
   'src/demo/',
 ];
@@ -45,6 +46,7 @@ export const SIM_WIRING: readonly string[] = [
 export const CLI_ENTRY = 'src/cli/main.ts';
 export const PRODUCTION_COMMANDS: readonly string[] = [
   'src/cli/commands/ccm.ts',
+  'src/cli/commands/ccm-operator.ts',
   'src/cli/commands/capo.ts',
   'src/cli/commands/openstack.ts',
 ];

@@ -8,7 +8,7 @@ import type { Clock } from '../lib/clock.ts';
 import { UsageError } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
-import { loadKubeConfig, Manager } from '../kube/index.ts';
+import { leaderMigrationSetup, loadKubeConfig, Manager, type LeaderMigrationSetup } from '../kube/index.ts';
 import { secureServing, type SecureServing } from '../kube/secure-serving.ts';
 import { readServingCert, ServingCertError, type ServingCert } from '../lib/tls-cert.ts';
 import type { LoadContext } from '../openstack/config/types.ts';
@@ -100,7 +100,19 @@ export interface CcmOptions {
   clusterCidr?: string | undefined;
   /** Upstream `--route-reconciliation-period` (10 s). */
   routeReconciliationPeriodMs?: number | undefined;
+  /**
+   * Upstream `--enable-leader-migration` (KEP-2436): the controllers the configuration migrates run
+   * only while this process holds the migration Lease (in `leaseNamespace`) as well as its own.
+   */
+  enableLeaderMigration?: boolean | undefined;
+  /** Upstream `--leader-migration-config`: a LeaderMigrationConfiguration file; upstream's default without. */
+  leaderMigrationConfig?: string | undefined;
+  /** OCCM's `--user-agent` (repeatable): put before `shiftstack-ccm` in the User-Agent of OpenStack calls. */
+  userAgent?: readonly string[] | undefined;
 }
+
+/** This component's name in a LeaderMigrationConfiguration (upstream's, for every cloud controller manager). */
+export const CCM_COMPONENT = 'cloud-controller-manager';
 
 export const CCM_DEFAULTS: Omit<CcmOptions, 'cloudConfig' | 'kubeconfig'> = {
   clusterName: 'kubernetes',
@@ -168,6 +180,23 @@ export function selectControllers(list: readonly string[]): ControllerSelection 
   };
 }
 
+/**
+ * `--enable-leader-migration` and `--leader-migration-config` for this component (see the kube
+ * runtime's leaderMigrationSetup): a CcmUsageError without leader election, a ConfigError for a bad
+ * file, warnings for entries that name no controller of a cloud controller manager.
+ */
+export async function ccmLeaderMigration(
+  opts: Pick<CcmOptions, 'enableLeaderMigration' | 'leaderMigrationConfig' | 'leaderElect'>,
+  signal?: AbortSignal,
+): Promise<LeaderMigrationSetup | undefined> {
+  try {
+    return await leaderMigrationSetup(opts, CCM_COMPONENT, KNOWN_CONTROLLERS, signal);
+  } catch (err) {
+    if (err instanceof UsageError && !(err instanceof CcmUsageError)) throw new CcmUsageError(err.message);
+    throw err;
+  }
+}
+
 export interface CcmDeps {
   log: Logger;
   /** Where cloud.conf paths resolve and OS_CCM_REGIONAL is read; the process by default. */
@@ -202,6 +231,8 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   // A malformed --cluster-cidr is a usage error before anything connects.
   if (opts.clusterCidr) clusterCidrFlag(opts.clusterCidr);
 
+  const migration = await ccmLeaderMigration(opts);
+  for (const w of migration?.warnings ?? []) log.warn(w);
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const registry = deps.registry ?? createRegistry();
   const secure = opts.securePort > 0 ? await securePort(opts, kubeConfig, log) : undefined;
@@ -224,6 +255,7 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
           },
         }
       : {}),
+    ...(migration ? { leaderMigration: { config: migration.config, component: CCM_COMPONENT } } : {}),
   });
   // The file, overlaid by the Secret its [Global] secret-name names (watched on every replica,
   // leader or not, so a new leader starts with the current credentials).
@@ -237,7 +269,11 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
       log,
       ...(deps.loadContext ? { loadContext: deps.loadContext } : {}),
     });
-    openstack = await rotatingClient(source, { registry, log, userAgent: 'shiftstack-ccm' });
+    openstack = await rotatingClient(source, {
+      registry,
+      log,
+      userAgent: [...(opts.userAgent ?? []), 'shiftstack-ccm'].join(' '),
+    });
   } catch (err) {
     await manager.api.close();
     await secure?.close();
@@ -282,7 +318,19 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   }
   if (route) registerRouteController(manager, openstack, source, route);
   log.info(
-    { controllers: controllers.run, cluster: opts.clusterName, leaderElect: opts.leaderElect },
+    {
+      controllers: controllers.run,
+      cluster: opts.clusterName,
+      leaderElect: opts.leaderElect,
+      ...(migration
+        ? {
+            leaderMigration: migration.config.leaderName,
+            migrated: migration.config.controllerLeaders
+              .filter((l) => l.component === CCM_COMPONENT || l.component === '*')
+              .map((l) => l.name),
+          }
+        : {}),
+    },
     'cloud controller manager configured',
   );
   return {

@@ -13,7 +13,12 @@ import { after, before, describe, it } from 'node:test';
 import type { V1DaemonSet, V1Role } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
 import { buildProgram } from '../cli/main.ts';
-import { kinds, type KubeClient, type KubernetesObject } from '../kube/index.ts';
+import {
+  defaultLeaderMigrationConfiguration,
+  kinds,
+  type KubeClient,
+  type KubernetesObject,
+} from '../kube/index.ts';
 import { testClient } from '../kube/testing/env.ts';
 import { startKubeSim, type RunningKubeSim } from '../sim/kube/start.ts';
 import { CCM_DEFAULTS } from './cmd.ts';
@@ -159,12 +164,15 @@ describe('deploy/ccm manifests', () => {
       assert.equal(probe?.httpGet?.host, flag('--bind-address'));
       assert.ok(CCM_DEFAULTS.authorizationAlwaysAllowPaths!.includes(probe.httpGet.path!));
     }
-    // The Role names the Lease and the Secret the pod uses.
+    // The Role names the Lease, the migration Lease of --enable-leader-migration, and the Secret the pod uses.
     const role = objs.find((o) => o.kind === 'Role') as V1Role;
     const names = (resource: string) =>
       (role.rules ?? []).filter((r) => r.resources?.includes(resource)).flatMap((r) => r.resourceNames ?? []);
     assert.equal(role.metadata?.namespace, CCM_DEFAULTS.leaseNamespace);
-    assert.deepEqual(names('leases'), [CCM_DEFAULTS.leaseName]);
+    assert.deepEqual(names('leases'), [
+      CCM_DEFAULTS.leaseName,
+      defaultLeaderMigrationConfiguration().leaderName,
+    ]);
     const secretVolume = ds.spec!.template.spec!.volumes!.find((v) => v.secret)!.secret!.secretName!;
     assert.deepEqual(names('secrets'), [secretVolume]);
     // Every binding names the pod's ServiceAccount.

@@ -2,8 +2,8 @@
  * deploy/ccm's RBAC, derived from what the CCM does: the CCM runs as its ServiceAccount against the
  * Kubernetes emulator, which authorizes every call by the shipped Roles and bindings and records
  * it, through everything it does in a cluster (Node initialization, routes, a LoadBalancer
- * Service, deleting a Node whose server is gone, the config Secret, leader election, Events and a
- * scrape of its secure port). Nothing it calls may be refused, and nothing granted may go unused.
+ * Service, deleting a Node whose server is gone, the config Secret, leader election with leader
+ * migration, Events and a scrape of its secure port). Nothing it calls may be refused, and nothing granted may go unused.
  */
 import assert from 'node:assert/strict';
 import { readFile, writeFile } from 'node:fs/promises';
@@ -124,6 +124,8 @@ describe('deploy/ccm RBAC: the CCM as its ServiceAccount, every call authorized 
     ccm = await env.startCcm({
       kubeconfig,
       leaderElect: true,
+      // Upstream's default configuration: the migrated controllers run under the migration Lease.
+      enableLeaderMigration: true,
       securePort,
       bindAddress: '127.0.0.1',
       clusterCidr: '10.244.0.0/16',
@@ -140,14 +142,13 @@ describe('deploy/ccm RBAC: the CCM as its ServiceAccount, every call authorized 
   });
 
   it('does its whole job with no call refused', async () => {
-    // Leader election on its Lease.
-    await until(async () => {
-      const lease = await env.api.get(kinds.Lease, {
-        namespace: 'kube-system',
-        name: 'cloud-controller-manager',
-      });
-      return lease.spec?.holderIdentity;
-    }, 'the Lease held');
+    // Leader election on its Lease, and on the migration Lease (KEP-2436).
+    for (const name of ['cloud-controller-manager', 'cloud-provider-extraction-migration']) {
+      await until(async () => {
+        const lease = await env.api.get(kinds.Lease, { namespace: 'kube-system', name });
+        return lease.spec?.holderIdentity;
+      }, `the Lease ${name} held`);
+    }
     // Nodes initialized; the route of worker-1's podCIDR, and its NetworkUnavailable condition.
     for (const name of ['worker-1', 'worker-2']) {
       await until(async () => {

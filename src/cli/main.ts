@@ -53,6 +53,12 @@ const COMMANDS: readonly { name: string; description: string; load: () => Promis
     load: async () => (await import('./commands/ccm.ts')).configureCcm,
   },
   {
+    name: 'ccm-operator',
+    description:
+      "the cloud controller manager operator, a drop-in for cluster-cloud-controller-manager-operator: every platform's CCM (OpenStack's is shiftstack ccm), rendered or applied",
+    load: async () => (await import('./commands/ccm-operator.ts')).configureCcmOperator,
+  },
+  {
     name: 'capo',
     description:
       'the Cluster API provider for OpenStack, a drop-in for cluster-api-provider-openstack v0.14: OpenStackCluster, OpenStackMachine, OpenStackServer controllers',

@@ -68,7 +68,10 @@ export {
   loadLeaderMigrationConfiguration,
   defaultLeaderMigrationConfiguration,
   leaderMigrationFilter,
+  leaderMigrationSetup,
   type LeaderMigrationConfiguration,
+  type LeaderMigrationFlags,
+  type LeaderMigrationSetup,
 } from './leaderelection/migration.ts';
 export { loadKubeConfig, podNamespace, type KubeConfigLookup } from './kubeconfig.ts';
 export { Manager, ShutdownIncompleteError, type ManagerOptions } from './manager/manager.ts';

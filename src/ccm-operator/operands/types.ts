@@ -40,11 +40,27 @@ export interface RenderInput {
   openstackCcm: OpenStackCcm;
   /** Where the operands go: `openshift-cloud-controller-manager` unless told otherwise. */
   namespace: string;
-  /** `Infrastructure.status.controlPlaneTopology == SingleReplica`: one replica, SNO lease timings. */
+  /**
+   * `Infrastructure.status.controlPlaneTopology == SingleReplica`: Deployments get one replica and
+   * no PodDisruptionBudget, as upstream's operator renders them. (The SNO lease timings are the
+   * operator's own; upstream's operands keep 137s/107s/26s.)
+   */
   singleReplica: boolean;
   /** Enabled feature gates, passed to the CCMs as upstream does (`--feature-gates=…`). */
   featureGates: readonly string[];
   proxy?: OperandProxy;
+  /**
+   * The cluster's TLS profile for the CCMs' serving port (upstream's `OperatorConfig.TLSCipherSuites`
+   * and `TLSMinVersion`), passed as `--tls-cipher-suites`/`--tls-min-version` where upstream does.
+   */
+  tls?: OperandTls;
+}
+
+export interface OperandTls {
+  /** Go's cipher suite names, comma-separated (`TLS_AES_128_GCM_SHA256,…`). */
+  cipherSuites?: string;
+  /** `VersionTLS12` or `VersionTLS13`. */
+  minVersion?: string;
 }
 
 export interface RenderedOperands {

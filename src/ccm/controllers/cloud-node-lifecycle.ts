@@ -46,7 +46,20 @@ export function registerCloudNodeLifecycleController(
   mgr
     .controller(CLOUD_NODE_LIFECYCLE_CONTROLLER)
     .for(kinds.Node)
-    .complete((req, signal, ctx) => reconcileLifecycle(mgr, os, config, opts, req, signal, ctx));
+    .complete(cloudNodeLifecycleReconciler(mgr, os, config, opts));
+}
+
+/**
+ * The controller's reconcile, for a manager that registers it itself: kube-controller-manager's
+ * in-tree stand-in ran the same k8s.io/cloud-provider loop, gated by who owns the cloud loops.
+ */
+export function cloudNodeLifecycleReconciler(
+  mgr: Manager,
+  os: OpenStackApi,
+  config: LiveConfig,
+  opts: CloudNodeLifecycleOptions,
+): (req: Request, signal: AbortSignal, ctx: ReconcileContext) => Promise<Result> {
+  return (req, signal, ctx) => reconcileLifecycle(mgr, os, config, opts, req, signal, ctx);
 }
 
 function readyStatus(node: V1Node): string {

@@ -213,12 +213,72 @@ describe('shiftstack ccm', () => {
     assert.match(openshift.warnings[0]!, /one client of the process/);
     assert.deepEqual(upstream.warnings, []);
     // The secure port's flags are implemented; skipping the client-CA lookup is what happens anyway.
-    assert.deepEqual(named(extras.warnings), [
-      '--v=4',
-      '--allocate-node-cidrs=true',
-      '--user-agent=my-cluster',
-    ]);
+    // --user-agent is OCCM's own flag, implemented: no warning.
+    assert.deepEqual(named(extras.warnings), ['--v=4', '--allocate-node-cidrs=true']);
     assert.match(extras.warnings[0]!, /--log-level debug/);
+  });
+
+  it('--enable-leader-migration and --leader-migration-config are checked as upstream reads them, before anything starts', async () => {
+    const conf = join(dir, 'never-read.conf');
+    const help = (await run('ccm', '--help')).out;
+    assert.ok(help.includes('--enable-leader-migration [bool]'), help);
+    assert.ok(help.includes('--leader-migration-config <file>'), help);
+
+    // Without leader election there is no Lease to migrate under.
+    const noElection = await run(
+      'ccm',
+      '--cloud-config',
+      conf,
+      '--enable-leader-migration',
+      '--leader-elect=false',
+    );
+    assert.equal(noElection.code, 2);
+    assert.ok(noElection.err.includes('--enable-leader-migration needs leader election'), noElection.err);
+
+    // A broken file: the key and the fix, with the other problems.
+    const bad = join(dir, 'lm-bad.yaml');
+    await writeFile(
+      bad,
+      'kind: LeaderMigrationConfiguration\napiVersion: controllermanager.config.k8s.io/v1\nresourceLock: endpoints\n',
+    );
+    const broken = await run(
+      'ccm',
+      '--cloud-config',
+      conf,
+      '--enable-leader-migration=true',
+      `--leader-migration-config=${bad}`,
+    );
+    assert.equal(broken.code, 2);
+    assert.match(broken.err, /leaderName/);
+    assert.match(broken.err, /resourceLock.*leases/);
+
+    // A name this component does not have migrates nothing: said before the start; a file without
+    // --enable-leader-migration is ignored, as upstream, and said too.
+    const odd = join(dir, 'lm-odd.yaml');
+    await writeFile(
+      odd,
+      'kind: LeaderMigrationConfiguration\napiVersion: controllermanager.config.k8s.io/v1\n' +
+        'leaderName: cloud-provider-extraction-migration\ncontrollerLeaders:\n' +
+        '  - name: service-controller\n    component: cloud-controller-manager\n' +
+        '  - name: service\n    component: cloud-controller-manager\n',
+    );
+    const [warned, ignored] = await Promise.all([
+      spawnCcm([
+        `--cloud-config=${conf}`,
+        `--kubeconfig=${kubeconfig}`,
+        '--enable-leader-migration',
+        `--leader-migration-config=${odd}`,
+      ]),
+      spawnCcm([`--cloud-config=${conf}`, `--kubeconfig=${kubeconfig}`, `--leader-migration-config=${odd}`]),
+    ]);
+    assert.equal(warned.code, 2, warned.err);
+    assert.doesNotMatch(warned.err, /leader/, 'the file itself is valid');
+    assert.deepEqual(warned.warnings, [
+      `${odd}: controllerLeaders "service-controller" is not a controller of cloud-controller-manager (cloud-node, cloud-node-lifecycle, service, route), so it migrates nothing here`,
+    ]);
+    assert.deepEqual(ignored.warnings, [
+      `--leader-migration-config=${odd} is ignored without --enable-leader-migration, as upstream does`,
+    ]);
   });
 
   it('--cloud-provider other than openstack, or a bad value of an upstream flag, is a usage error', async () => {

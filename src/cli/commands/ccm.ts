@@ -9,6 +9,7 @@ import {
   buildCcm,
   CCM_DEFAULTS,
   clusterCidrFlag,
+  ccmLeaderMigration,
   routeSetup,
   selectControllers,
   type CcmOptions,
@@ -62,6 +63,9 @@ interface Flags {
   authenticationTokenWebhookCacheTtl: string;
   authorizationWebhookCacheAuthorizedTtl: string;
   authorizationWebhookCacheUnauthorizedTtl: string;
+  enableLeaderMigration: boolean;
+  leaderMigrationConfig?: string;
+  userAgent: string[];
 }
 
 function boolFlag(value: string): boolean {
@@ -127,22 +131,12 @@ export const COMPAT_FLAGS: readonly CompatFlag<Flags>[] = [
     'the leader election always uses a coordination.k8s.io Lease',
     (v) => v === 'leases',
   ),
-  bool(
-    'enable-leader-migration',
-    'leader migration (KEP-2436) from kube-controller-manager is not offered by shiftstack ccm; hand over with a stop of the old controllers first',
-    isFalse,
-  ),
-  value(
-    'leader-migration-config',
-    'leader migration (KEP-2436) from kube-controller-manager is not offered by shiftstack ccm',
-  ),
   value('min-resync-period', 'informers never resync from their cache; controllers requeue what they need'),
   value('controller-start-interval', 'the controllers start together once the caches are synced'),
   bool('allow-untagged-cloud', 'a no-op upstream as well (deprecated)'),
   bool('profiling', 'there are no /debug/pprof endpoints', isFalse),
   bool('contention-profiling', 'there are no /debug/pprof endpoints', isFalse),
   value('debug-socket-path', 'there are no /debug/pprof endpoints'),
-  value('user-agent', 'OpenStack requests carry the User-Agent shiftstack-ccm'),
   value('cert-dir', SERVING, NO_SERVER),
   value('tls-cipher-suites', SERVING, NO_SERVER),
   value('tls-min-version', SERVING, NO_SERVER),
@@ -243,7 +237,29 @@ export function configureCcm(command: Command, ctx: CliContext): void {
     )
     .option('--leader-elect-retry-period <duration>', 'time between lease attempts', seconds(d.retryPeriodMs))
     .option('--leader-elect-resource-name <name>', 'the Lease name', d.leaseName)
-    .option('--leader-elect-resource-namespace <namespace>', 'the Lease namespace', d.leaseNamespace)
+    .option(
+      '--leader-elect-resource-namespace <namespace>',
+      'the Lease namespace (the migration Lease too)',
+      d.leaseNamespace,
+    )
+    .addOption(
+      new Option(
+        '--enable-leader-migration [bool]',
+        'KEP-2436: run the migrated controllers only while holding the migration Lease too, so kube-controller-manager and this never run them at once',
+      )
+        .default(false)
+        .argParser(goBool),
+    )
+    .option(
+      '--leader-migration-config <file>',
+      "a LeaderMigrationConfiguration (controllermanager.config.k8s.io); default: upstream's (route, service, cloud-node-lifecycle, by whichever side holds the Lease cloud-provider-extraction-migration)",
+    )
+    .option(
+      '--user-agent <data>',
+      'put before shiftstack-ccm in the User-Agent of OpenStack calls (repeatable)',
+      (v: string, prev: string[]) => [...prev, v],
+      [] as string[],
+    )
     .option(
       '--controllers <list>',
       'controllers to run: "*" (the defaults), a name to add, "-name" to remove; names: cloud-node, cloud-node-lifecycle, service, route',
@@ -377,7 +393,18 @@ export function configureCcm(command: Command, ctx: CliContext): void {
           '--authorization-webhook-cache-unauthorized-ttl',
           flags.authorizationWebhookCacheUnauthorizedTtl,
         ),
+        enableLeaderMigration: flags.enableLeaderMigration,
+        leaderMigrationConfig: flags.leaderMigrationConfig,
+        userAgent: flags.userAgent,
       };
+      if (opts.leaderMigrationConfig && !opts.enableLeaderMigration) {
+        const w = `--leader-migration-config=${opts.leaderMigrationConfig} is ignored without --enable-leader-migration, as upstream does`;
+        warnings.push(w);
+        inputs.warn(w);
+      }
+      const migration = await inputs.checkAsync(() => ccmLeaderMigration(opts, ctx.signal));
+      // buildCcm logs them when it starts.
+      for (const w of migration?.warnings ?? []) inputs.warn(w);
       if (!opts.tlsCertFile !== !opts.tlsPrivateKeyFile)
         inputs.add(
           '--tls-cert-file and --tls-private-key-file go together. Fix: give both, or neither for a self-signed certificate',

@@ -1,5 +1,6 @@
 import { InvalidArgumentError, Option, type Command } from 'commander';
 import type { CliContext } from '../context.ts';
+import { registerSimKcm } from './sim-kcm.ts';
 import { registerSimKube } from './sim-kube.ts';
 
 export function parsePort(value: string): number {
@@ -89,4 +90,5 @@ export function configureSim(command: Command, ctx: CliContext): void {
     );
 
   registerSimKube(sim, ctx);
+  registerSimKcm(sim, ctx);
 }

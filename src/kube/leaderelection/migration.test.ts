@@ -70,13 +70,27 @@ controllerLeaders:
     assert.match(e3.message, /one migration lock only/);
   });
 
-  it("has upstream's default: the four cloud controllers under cloud-provider-extraction-migration", () => {
-    const d = defaultLeaderMigrationConfiguration('cloud-controller-manager');
+  it("has upstream's default (k8s.io/controller-manager config/default.go): route, service and cloud-node-lifecycle, by whoever holds the lease", () => {
+    const d = defaultLeaderMigrationConfiguration();
     assert.equal(d.leaderName, 'cloud-provider-extraction-migration');
+    assert.equal(d.resourceLock, 'leases');
     assert.deepEqual(
-      d.controllerLeaders.map((l) => l.name),
-      ['route-controller', 'service-controller', 'cloud-node-controller', 'cloud-nodelifecycle-controller'],
+      d.controllerLeaders.map((l) => [l.name, l.component]),
+      [
+        ['route', '*'],
+        ['service', '*'],
+        ['cloud-node-lifecycle', '*'],
+      ],
     );
-    assert.ok(d.controllerLeaders.every((l) => l.component === 'cloud-controller-manager'));
+    // The same file serves both sides: each runs them under the migration lease, cloud-node under its own.
+    for (const component of ['kube-controller-manager', 'cloud-controller-manager']) {
+      const filter = leaderMigrationFilter(d, component);
+      assert.deepEqual(['service', 'route', 'cloud-node-lifecycle', 'cloud-node'].map(filter), [
+        'migrated',
+        'migrated',
+        'migrated',
+        'nonMigrated',
+      ]);
+    }
   });
 });

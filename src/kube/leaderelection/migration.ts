@@ -10,7 +10,7 @@
  *   leaderName: cloud-provider-extraction-migration
  *   resourceLock: leases
  *   controllerLeaders:
- *     - name: route-controller
+ *     - name: service
  *       component: kube-controller-manager     # or cloud-controller-manager, or * (either)
  *
  * For the component running it, a controller is
@@ -22,7 +22,7 @@
  * the main lease is held and the non-migrated controllers started; the manager does the same.
  */
 import { z } from 'zod';
-import { loadConfigFile, parseConfig, parseText } from '../../lib/config.ts';
+import { loadConfigFile, parseConfig, parseText, UsageError } from '../../lib/config.ts';
 
 export const LEADER_MIGRATION_API_VERSIONS = [
   'controllermanager.config.k8s.io/v1',
@@ -31,7 +31,7 @@ export const LEADER_MIGRATION_API_VERSIONS = [
 ] as const;
 
 const controllerLeader = z.strictObject({
-  name: z.string().min(1, { error: 'set the controller name, e.g. service-controller' }),
+  name: z.string().min(1, { error: 'set the controller name, e.g. service' }),
   component: z
     .string()
     .min(1, { error: 'set the component, e.g. cloud-controller-manager, or * for either' }),
@@ -86,26 +86,26 @@ export function loadLeaderMigrationConfiguration(
   return loadConfigFile(file, leaderMigrationSchema, signal ? { signal } : {});
 }
 
-/** The cloud controllers upstream migrates, in the names kube-controller-manager gives them. */
-export const CLOUD_CONTROLLERS = [
-  'route-controller',
-  'service-controller',
-  'cloud-node-controller',
-  'cloud-nodelifecycle-controller',
-] as const;
+/**
+ * The cloud controllers upstream migrates, in the names both controller managers give them
+ * (`--controllers`): kube-controller-manager ran them in-tree, a cloud controller manager runs them
+ * now. `cloud-node` is not among them: kube-controller-manager never ran it (kubelets initialized
+ * their Nodes in-tree), so a cloud controller manager runs it under its own lease.
+ */
+export const CLOUD_CONTROLLERS = ['route', 'service', 'cloud-node-lifecycle'] as const;
 
 /**
- * Upstream's default configuration (used when migration is enabled without a file): the four
- * cloud controllers, run by `component`. kube-controller-manager's default names itself, the
- * cloud-controller-manager's default names cloud-controller-manager.
+ * Upstream's default configuration (k8s.io/controller-manager `leadermigration/config/default.go`),
+ * used when migration is enabled without `--leader-migration-config`: the cloud controllers, each
+ * run by whichever component (`*`) holds the migration lease, so one file serves both sides.
  */
-export function defaultLeaderMigrationConfiguration(component: string): LeaderMigrationConfiguration {
+export function defaultLeaderMigrationConfiguration(): LeaderMigrationConfiguration {
   return {
     kind: 'LeaderMigrationConfiguration',
     apiVersion: 'controllermanager.config.k8s.io/v1',
     leaderName: 'cloud-provider-extraction-migration',
     resourceLock: 'leases',
-    controllerLeaders: CLOUD_CONTROLLERS.map((name) => ({ name, component })),
+    controllerLeaders: CLOUD_CONTROLLERS.map((name) => ({ name, component: '*' })),
   };
 }
 
@@ -124,4 +124,53 @@ export function leaderMigrationFilter(
     if (here === undefined) return 'nonMigrated';
     return here ? 'migrated' : 'unowned';
   };
+}
+
+export interface LeaderMigrationFlags {
+  /** `--enable-leader-migration`. */
+  enableLeaderMigration?: boolean | undefined;
+  /** `--leader-migration-config`: a file; upstream's default configuration without one. */
+  leaderMigrationConfig?: string | undefined;
+  /** `--leader-elect`: migration needs it. */
+  leaderElect: boolean;
+}
+
+export interface LeaderMigrationSetup {
+  config: LeaderMigrationConfiguration;
+  /** Entries that can migrate nothing in this component: for the log, and a CLI's report. */
+  warnings: string[];
+}
+
+/**
+ * A controller manager's `--enable-leader-migration` and `--leader-migration-config` as upstream
+ * reads them (k8s.io/controller-manager `leadermigration/options`): the file, or the default
+ * configuration without one; undefined when migration is off. Migration without leader election is
+ * a UsageError: upstream would then run every controller at once, which migration exists to
+ * prevent. A bad file is a ConfigError naming the key. An entry for this `component` (or `*`) that
+ * names none of its `controllers` would silently migrate nothing: it is a warning.
+ */
+export async function leaderMigrationSetup(
+  flags: LeaderMigrationFlags,
+  component: string,
+  controllers: readonly string[],
+  signal?: AbortSignal,
+): Promise<LeaderMigrationSetup | undefined> {
+  if (!flags.enableLeaderMigration) return undefined;
+  if (!flags.leaderElect) {
+    throw new UsageError(
+      '--enable-leader-migration needs leader election: the migration Lease is taken after the main one. Fix: remove --leader-elect=false, or --enable-leader-migration',
+    );
+  }
+  const file = flags.leaderMigrationConfig;
+  const config = file
+    ? await loadLeaderMigrationConfiguration(file, signal)
+    : defaultLeaderMigrationConfiguration();
+  const source = file ?? 'the default leader migration configuration';
+  const warnings = config.controllerLeaders
+    .filter((l) => (l.component === component || l.component === '*') && !controllers.includes(l.name))
+    .map(
+      (l) =>
+        `${source}: controllerLeaders "${l.name}" is not a controller of ${component} (${controllers.join(', ')}), so it migrates nothing here`,
+    );
+  return { config, warnings };
 }

@@ -30,6 +30,7 @@ describe('kube emulator: discovery and OpenAPI', () => {
         'networking.k8s.io',
         'policy',
         'rbac.authorization.k8s.io',
+        'admissionregistration.k8s.io',
         'apiextensions.k8s.io',
         'scheduling.k8s.io',
         'coordination.k8s.io',

@@ -15,6 +15,7 @@ const GROUP_ORDER = [
   'networking.k8s.io',
   'policy',
   'rbac.authorization.k8s.io',
+  'admissionregistration.k8s.io',
   'apiextensions.k8s.io',
   'scheduling.k8s.io',
   'coordination.k8s.io',

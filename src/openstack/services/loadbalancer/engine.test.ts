@@ -372,4 +372,101 @@ describe('load-balancer engine', () => {
     const [after] = await w.os.loadBalancer.pools.list({ loadbalancer_id: done.loadBalancer.id }).all();
     assert.equal((await w.os.loadBalancer.members.list(after!.id).all()).length, 4);
   });
+
+  /**
+   * Two controllers taking over from each other (the in-tree provider and the CCM, both ways): what
+   * one made under its names is the other's to keep serving, not to rename or re-tag.
+   */
+  describe('adoption between controllers that name things differently', () => {
+    /** The in-tree provider's spelling of the same load balancer: its names, serial, no tags, undescribed floating IP. */
+    const legacy = (d: DesiredLoadBalancer, name: string): DesiredLoadBalancer => ({
+      ...d,
+      identity: { name, description: `Kubernetes external service ${name}`, tagless: true },
+      listeners: d.listeners.map((l, i) => ({
+        name: `listener_${name}_${i}`,
+        protocol: l.protocol,
+        port: l.port,
+        pool: {
+          ...l.pool,
+          name: `pool_${name}_${i}`,
+          members: l.pool.members.map((m) => ({ ...m, name: `member_${name}_${i}_${m.name}` })),
+          ...(l.pool.healthMonitor
+            ? { healthMonitor: { ...l.pool.healthMonitor, name: `monitor_${name}_${i}` } }
+            : {}),
+        },
+      })),
+      floatingIp: { ...d.floatingIp!, description: '', ownsUndescribed: true },
+      serialApiCalls: true,
+    });
+
+    it('writes only its ownership tag on a load balancer found under a legacy name, and keeps its VIP and floating IP', async () => {
+      const ccm = desired({ name: 'adopt', members: 3, monitor: true });
+      const name = 'a0123456789abcdef0123456789abcde';
+      const intree = legacy(ccm, name);
+      const made = ready((await converge(engine, intree)).result);
+      assert.equal(made.loadBalancer.name, name);
+      assert.deepEqual(made.loadBalancer.tags ?? [], [], 'the in-tree provider wrote no tags');
+      assert.equal(made.floatingIp?.description, '');
+
+      w.sim.cloud.stats.reset();
+      const adopting = { ...ccm, identity: { ...ccm.identity, legacyNames: [name] } };
+      const r = ready((await converge(engine, adopting)).result);
+      assert.equal(r.loadBalancer.id, made.loadBalancer.id);
+      assert.equal(r.vip.address, made.vip.address);
+      assert.equal(r.address, made.address, 'the same floating IP');
+      assert.deepEqual(writes(w.sim, 'octavia'), { 'PUT /v2/lbaas/loadbalancers/{loadbalancer_id}': 1 });
+      assert.deepEqual(writes(w.sim, 'neutron'), {});
+      const [listener] = await w.os.loadBalancer.listeners.list({ loadbalancer_id: r.loadBalancer.id }).all();
+      assert.equal(listener!.name, `listener_${name}_0`, 'children keep the names they were made with');
+
+      w.sim.cloud.stats.reset();
+      ready(await engine.ensure({ ...adopting, identity: { ...adopting.identity, id: r.loadBalancer.id } }));
+      assert.equal(total(writes(w.sim, 'octavia')), 0, 'steady state, found by id');
+    });
+
+    it('going back: found by the id the other recorded under a name it recognises, adopted without a write, and removed with its floating IP', async () => {
+      const ccm = desired({ name: 'back', members: 2, monitor: true });
+      const made = ready((await converge(engine, ccm)).result);
+      const intree = legacy(ccm, 'a00000000000000000000000000000back');
+      w.sim.cloud.stats.reset();
+      const backById = {
+        ...intree,
+        identity: {
+          ...intree.identity,
+          id: made.loadBalancer.id,
+          alsoNamed: (n: string) => n.startsWith('kube_service_') && n.endsWith('_default_back'),
+        },
+      };
+      const r = ready((await converge(engine, backById)).result);
+      assert.equal(r.loadBalancer.id, made.loadBalancer.id);
+      assert.equal(r.owned, true);
+      assert.equal(r.address, made.address);
+      assert.equal(total(writes(w.sim, 'octavia')) + total(writes(w.sim, 'neutron')), 0);
+      // Someone else's load balancer behind the same id is not taken for its own.
+      const stranger = await engine.find({ ...backById.identity, alsoNamed: () => false });
+      assert.ok(stranger.kind === 'found' && !stranger.owned);
+
+      // A node goes: one member DELETE (serial), nothing renamed.
+      const fewer = {
+        ...backById,
+        listeners: backById.listeners.map((l) => ({
+          ...l,
+          pool: { ...l.pool, members: l.pool.members.slice(1) },
+        })),
+      };
+      w.sim.cloud.stats.reset();
+      ready((await converge(engine, fewer)).result);
+      assert.deepEqual(writes(w.sim, 'octavia'), {
+        'DELETE /v2/lbaas/pools/{pool_id}/members/{member_id}': 1,
+      });
+
+      // Removal: the CCM's floating IP (its marker) and the undescribed ones are this side's to delete.
+      w.sim.cloud.stats.reset();
+      const gone = await teardown(engine, fewer);
+      assert.equal(gone.result.phase, 'Deleted');
+      assert.equal(writes(w.sim, 'neutron')['DELETE /v2.0/floatingips/{floatingip_id}'], 1);
+      const left = await w.os.network.floatingIps.list({ floating_ip_address: made.address }).all();
+      assert.deepEqual(left, []);
+    });
+  });
 });

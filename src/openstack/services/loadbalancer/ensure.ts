@@ -37,7 +37,7 @@ async function ensureSteps(
 ): Promise<EnsureResult> {
   const { api, policy } = ctx;
   const { identity } = desired;
-  const tags = await tagsSupported(api, options);
+  const tags = !identity.tagless && (await tagsSupported(api, options));
   const found = await findLoadBalancer(api, identity, options);
 
   if (found.kind === 'multiple')
@@ -91,7 +91,12 @@ async function ensureSteps(
   if (lb.provisioning_status !== 'ACTIVE') return pendingFor(ctx, journal, lb, '');
 
   const state = await readState(api, lb, ownership(desired, owned), options);
-  const plan = planChanges(desired, state, { owned, tags, serial: desired.serialApiCalls ?? false });
+  const plan = planChanges(desired, state, {
+    owned,
+    tags,
+    serial: desired.serialApiCalls ?? false,
+    adopted: owned && lb.name !== identity.name,
+  });
   if (plan.kind === 'conflict') return journal.failed('PortConflict', plan.message);
 
   const fip = await floatingIpStep(ctx, desired, lb, owned, journal, options);

@@ -15,7 +15,7 @@ export type FindResult =
   | {
       kind: 'found';
       lb: LoadBalancer;
-      /** The name is ours (current or legacy); false for a load balancer shared by id. */
+      /** The name is ours (current, legacy, or alsoNamed); false for a load balancer shared by id. */
       owned: boolean;
       how: 'id' | 'name' | 'legacy';
     }
@@ -35,7 +35,8 @@ export async function findLoadBalancer(
 ): Promise<FindResult> {
   const { signal } = options;
   const alive = (lb: LoadBalancer) => options.includeDeleting || !GONE.has(lb.provisioning_status);
-  const ours = (lb: LoadBalancer) => lb.name === identity.name || isLegacy(identity, lb.name);
+  const ours = (lb: LoadBalancer) =>
+    lb.name === identity.name || isLegacy(identity, lb.name) || (identity.alsoNamed?.(lb.name) ?? false);
 
   if (identity.id) {
     const lb = await api.loadBalancer.loadBalancers.get(identity.id, { signal }).catch((err: unknown) => {

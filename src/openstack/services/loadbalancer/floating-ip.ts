@@ -38,15 +38,20 @@ export interface FloatingIpOutcome {
 /** Neutron's answers meaning "this subnet has no free address": the next candidate is tried. */
 const EXHAUSTED = new Set(['IpAddressGenerationFailure', 'ExternalIpAddressExhausted']);
 
-export function isOurs(fip: FloatingIp, intent: Pick<FloatingIpIntent, 'ownedMarker'>): boolean {
-  return intent.ownedMarker !== '' && (fip.description ?? '').includes(intent.ownedMarker);
+export function isOurs(
+  fip: FloatingIp,
+  intent: Pick<FloatingIpIntent, 'ownedMarker' | 'ownsUndescribed'>,
+): boolean {
+  const description = fip.description ?? '';
+  if (intent.ownsUndescribed && description === '') return true;
+  return intent.ownedMarker !== '' && description.includes(intent.ownedMarker);
 }
 
 /** Deletes our floating IP (unless kept) or detaches anyone else's. */
 export async function releaseFloatingIp(
   api: LoadBalancerApi,
   fip: FloatingIp,
-  intent: Pick<FloatingIpIntent, 'ownedMarker' | 'keep'>,
+  intent: Pick<FloatingIpIntent, 'ownedMarker' | 'keep' | 'ownsUndescribed'>,
   options: CallOptions = {},
 ): Promise<Action> {
   const o = { signal: options.signal };

@@ -12,6 +12,9 @@
  * - Members: one batch update per pool when the set differs, however many members changed, so a
  *   burst of node changes costs one write when it is seen at once. Serial mode (providers that
  *   cannot take the batch) makes one member call per step instead.
+ * - On a load balancer adopted under another name (a legacy name, or an id another controller
+ *   recorded), the children that controller made keep their names and tags: what it made serves as
+ *   it is, so a takeover writes nothing for them. What this identity creates there carries its own.
  */
 import type { HealthMonitor } from '../../loadbalancer/v2/healthmonitors.ts';
 import type { Listener } from '../../loadbalancer/v2/listeners.ts';
@@ -60,6 +63,11 @@ export interface PlanContext {
   tags: boolean;
   /** provider-requires-serial-api-calls. */
   serial: boolean;
+  /**
+   * Owned, but under a name that is not the identity's (found by a legacy name or a recorded id):
+   * existing children are not renamed or re-tagged.
+   */
+  adopted?: boolean | undefined;
 }
 
 export type Plan = { kind: 'steps'; steps: Step[] } | { kind: 'conflict'; message: string };
@@ -67,6 +75,9 @@ export type Plan = { kind: 'steps'; steps: Step[] } | { kind: 'conflict'; messag
 export function planChanges(desired: DesiredLoadBalancer, state: CurrentState, ctx: PlanContext): Plan {
   const steps: Step[] = [];
   const tags = ctx.tags ? identityTags(desired.identity) : undefined;
+  // Tags and names compared on existing children; new ones get `tags` and their names all the same.
+  const keep = ctx.adopted ?? false;
+  const childTags = keep ? undefined : tags;
   const key = (protocol: string, port: number) => `${protocol}:${port}`;
 
   for (const l of desired.listeners) {
@@ -124,7 +135,7 @@ export function planChanges(desired: DesiredLoadBalancer, state: CurrentState, c
       });
       continue;
     }
-    const listenerChange = diffListener(d, current, tags);
+    const listenerChange = diffListener(d, current, childTags, { names: !keep });
     if (listenerChange)
       steps.push({ op: 'updateListener', id: current.id, name: current.name, ...listenerChange });
 
@@ -143,10 +154,12 @@ export function planChanges(desired: DesiredLoadBalancer, state: CurrentState, c
       });
       continue;
     }
-    const poolChange = diffPool(d.pool, pool, tags);
+    const poolChange = diffPool(d.pool, pool, childTags, { names: !keep });
     if (poolChange) steps.push({ op: 'updatePool', id: pool.id, name: pool.name, ...poolChange });
-    steps.push(...planMembers(d.pool.members, pool, state.members.get(pool.id) ?? [], ctx.serial));
-    steps.push(...planMonitor(d.pool, pool, state.monitors.get(pool.id)));
+    steps.push(
+      ...planMembers(d.pool.members, pool, state.members.get(pool.id) ?? [], ctx.serial, { names: !keep }),
+    );
+    steps.push(...planMonitor(d.pool, pool, state.monitors.get(pool.id), { names: !keep }));
   }
   return { kind: 'steps', steps };
 }
@@ -207,12 +220,20 @@ function change(body: Record<string, unknown>): Change | undefined {
   return keys.length > 0 ? { body, detail: keys.join(', ') } : undefined;
 }
 
+/** Whether names are compared (false on an adopted load balancer: they stay as their maker wrote them). */
+export interface NameRule {
+  names: boolean;
+}
+const COMPARE_NAMES: NameRule = { names: true };
+
 export function diffListener(
   d: DesiredListener,
   current: Listener,
   tags: string[] | undefined,
+  rule: NameRule = COMPARE_NAMES,
 ): Change | undefined {
   const want = listenerFields(d);
+  if (!rule.names) delete want.name;
   const body: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(want)) {
     const have = (current as unknown as Record<string, unknown>)[field];
@@ -242,9 +263,14 @@ function samePersistence(a: SessionPersistence | null, b: SessionPersistence | n
   return a.type === b.type && (a.cookie_name ?? null) === (b.cookie_name ?? null);
 }
 
-export function diffPool(d: DesiredPool, current: Pool, tags: string[] | undefined): Change | undefined {
+export function diffPool(
+  d: DesiredPool,
+  current: Pool,
+  tags: string[] | undefined,
+  rule: NameRule = COMPARE_NAMES,
+): Change | undefined {
   const body: Record<string, unknown> = {};
-  if (current.name !== d.name) body.name = d.name;
+  if (rule.names && current.name !== d.name) body.name = d.name;
   if (current.lb_algorithm !== d.algorithm) body.lb_algorithm = d.algorithm;
   if (
     d.sessionPersistence !== undefined &&
@@ -261,9 +287,13 @@ export function diffPool(d: DesiredPool, current: Pool, tags: string[] | undefin
  * cannot change a member's subnet in place (the batch update ignores it), so comparing it would
  * plan the same update forever.
  */
-export function memberDiff(d: DesiredMember, m: Member): Record<string, unknown> {
+export function memberDiff(
+  d: DesiredMember,
+  m: Member,
+  rule: NameRule = COMPARE_NAMES,
+): Record<string, unknown> {
   const body: Record<string, unknown> = {};
-  if (d.name !== undefined && d.name !== m.name) body.name = d.name;
+  if (rule.names && d.name !== undefined && d.name !== m.name) body.name = d.name;
   if ((d.weight ?? 1) !== m.weight) body.weight = d.weight ?? 1;
   if ((d.monitorPort ?? null) !== (m.monitor_port ?? null)) body.monitor_port = d.monitorPort ?? null;
   if ((d.monitorAddress ?? null) !== (m.monitor_address ?? null))
@@ -277,6 +307,7 @@ export function planMembers(
   pool: Pool,
   current: readonly Member[],
   serial: boolean,
+  rule: NameRule = COMPARE_NAMES,
 ): Step[] {
   const desired = uniqueMembers(desiredMembers);
   const have = new Map(current.map((m) => [memberKey(m.address, m.protocol_port), m]));
@@ -285,7 +316,7 @@ export function planMembers(
   const missing = desired.filter((m) => !have.has(memberKey(m.address, m.port)));
   const changed = desired.flatMap((d) => {
     const m = have.get(memberKey(d.address, d.port));
-    const diff = m ? memberDiff(d, m) : {};
+    const diff = m ? memberDiff(d, m, rule) : {};
     return m && Object.keys(diff).length > 0 ? [{ d, m, diff }] : [];
   });
   if (extra.length + missing.length + changed.length === 0) return [];
@@ -314,7 +345,12 @@ export function planMembers(
   ];
 }
 
-export function planMonitor(d: DesiredPool, pool: Pool, current: HealthMonitor | undefined): Step[] {
+export function planMonitor(
+  d: DesiredPool,
+  pool: Pool,
+  current: HealthMonitor | undefined,
+  rule: NameRule = COMPARE_NAMES,
+): Step[] {
   const want = d.healthMonitor;
   if (!want) return current ? [{ op: 'deleteMonitor', id: current.id, name: current.name }] : [];
   // A monitor's type cannot change in place; one in ERROR cannot be repaired.
@@ -322,15 +358,19 @@ export function planMonitor(d: DesiredPool, pool: Pool, current: HealthMonitor |
     return [{ op: 'deleteMonitor', id: current.id, name: current.name }];
   if (!current)
     return [{ op: 'createMonitor', body: { ...monitorBody(want), pool_id: pool.id, name: want.name } }];
-  const diff = diffMonitor(want, current);
+  const diff = diffMonitor(want, current, rule);
   return diff ? [{ op: 'updateMonitor', id: current.id, name: current.name, ...diff }] : [];
 }
 
-export function diffMonitor(want: DesiredHealthMonitor, current: HealthMonitor): Change | undefined {
+export function diffMonitor(
+  want: DesiredHealthMonitor,
+  current: HealthMonitor,
+  rule: NameRule = COMPARE_NAMES,
+): Change | undefined {
   const { type: _type, ...fields } = monitorBody(want);
   const body: Record<string, unknown> = {};
   for (const [field, value] of Object.entries(fields)) {
-    if (value === undefined) continue;
+    if (value === undefined || (field === 'name' && !rule.names)) continue;
     if (!sameJson(value, (current as unknown as Record<string, unknown>)[field])) body[field] = value;
   }
   return change(body);

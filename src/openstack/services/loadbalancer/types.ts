@@ -35,6 +35,17 @@ export interface LoadBalancerIdentity {
   /** A known id (the CCM's load-balancer-id annotation): looked up first. */
   id?: string | undefined;
   /**
+   * Names this identity's load balancer may carry that cannot be listed, e.g. the CCM's, which embeds
+   * a cluster name the in-tree stand-in does not know: one found by the recorded `id` under such a
+   * name is owned (adopted), not shared. Name lookups still use `name` and `legacyNames` only.
+   */
+  alsoNamed?: ((name: string) => boolean) | undefined;
+  /**
+   * Write no tags, and compare none (the in-tree provider never tagged). Objects keep the tags others
+   * put on them.
+   */
+  tagless?: boolean | undefined;
+  /**
    * Tags starting with this prefix name other identities sharing the load balancer (`kube_service_`
    * for the CCM). Without it, nothing on a load balancer we own is taken for someone else's.
    */
@@ -150,6 +161,11 @@ export interface FloatingIpIntent {
   ownedMarker: string;
   /** keep-floatingip: never delete, only detach, even ours. */
   keep?: boolean | undefined;
+  /**
+   * Floating IPs without a description are ours too: the in-tree provider made them so (and deleted
+   * whatever address its load balancer had). Off for the CCM: a user's address may have none.
+   */
+  ownsUndescribed?: boolean | undefined;
 }
 
 export interface DesiredLoadBalancer {

@@ -1,6 +1,7 @@
 /** Every built-in resource the emulator serves, in one list for the registry. */
 import { customresourcedefinitions } from '../crd.ts';
 import type { ResourceDef } from '../types.ts';
+import { validatingadmissionpolicies, validatingadmissionpolicybindings } from './admissionregistration.ts';
 import { daemonsets, deployments } from './apps.ts';
 import { cronjobs, jobs } from './batch.ts';
 import {
@@ -46,6 +47,8 @@ export function builtinResources(): ResourceDef[] {
     clusterroles,
     rolebindings,
     clusterrolebindings,
+    validatingadmissionpolicies,
+    validatingadmissionpolicybindings,
     customresourcedefinitions,
   ];
 }

@@ -41,6 +41,46 @@ describe('emulator admin API: faults, stats, profile', () => {
     assert.equal((await admin(t, 'GET', '/stats')).body.total, 0);
   });
 
+  it('tells callers apart by User-Agent: counts per caller, and a journal of who wrote what, when', async () => {
+    await admin(t, 'DELETE', '/stats');
+    const { last: start } = (await admin(t, 'GET', '/requests?since=0')).body as { last: number };
+    const as = (ua: string) => ({ headers: { 'user-agent': ua } });
+    await t.request('neutron', 'GET', '/v2.0/networks', as('side-a'));
+    const net = await t.request('neutron', 'POST', '/v2.0/networks', {
+      body: { network: { name: 'by-b' } },
+      ...as('side-b'),
+    });
+    assert.equal(net.status, 201);
+    await t.request('neutron', 'DELETE', `/v2.0/networks/${net.body.network.id}`, as('side-a'));
+
+    const callers = (await admin(t, 'GET', '/stats')).body.callers;
+    assert.deepEqual(callers['side-a'], {
+      count: 2,
+      writes: 1,
+      operations: { 'neutron GET /v2.0/networks': 1, 'neutron DELETE /v2.0/networks/{network_id}': 1 },
+    });
+    assert.deepEqual(callers['side-b'].operations, { 'neutron POST /v2.0/networks': 1 });
+
+    const writes = (await admin(t, 'GET', `/requests?since=${start}&writes=true`)).body;
+    assert.deepEqual(
+      writes.requests.map((r: { caller: string; operation: string; status: number }) => [
+        r.caller,
+        r.operation,
+        r.status,
+      ]),
+      [
+        ['side-b', 'POST /v2.0/networks', 201],
+        ['side-a', 'DELETE /v2.0/networks/{network_id}', 204],
+      ],
+    );
+    const [first, second] = writes.requests as { seq: number; at: number }[];
+    assert.ok(first!.seq < second!.seq && first!.at <= second!.at, 'in the order they were answered');
+    assert.equal(writes.dropped, 0);
+    const mine = (await admin(t, 'GET', `/requests?since=${start}&caller=side-a&service=neutron`)).body;
+    assert.equal(mine.requests.length, 2);
+    assert.equal((await admin(t, 'GET', '/requests?since=-1')).status, 400);
+  });
+
   it('injects a 503 with Retry-After for a number of calls, in the service’s error format', async () => {
     const added = await admin(t, 'POST', '/faults', {
       kind: 'request',

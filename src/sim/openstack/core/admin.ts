@@ -33,6 +33,8 @@ const profilePatch = z.strictObject({
 });
 
 const json = (status: number, body: unknown): SimResponse => ({ status, body });
+const optional = <K extends string>(key: K, value: string | null): Partial<Record<K, string>> =>
+  (value === null ? {} : { [key]: value }) as Partial<Record<K, string>>;
 const problem = (status: number, message: string): SimResponse =>
   json(status, { error: { code: status, message } });
 
@@ -41,6 +43,8 @@ const problem = (status: number, message: string): SimResponse =>
  *
  *   GET    /_sim/stats                    request counts and latency per service and operation
  *   DELETE /_sim/stats                    reset them
+ *   GET    /_sim/requests?since=&writes=&service=&caller=   the journal of requests with their
+ *                                         User-Agent (caller), after the seq `since`
  *   GET    /_sim/faults                   active faults
  *   POST   /_sim/faults                   add one (see FaultSpec)
  *   DELETE /_sim/faults[/{id}]            remove all, or one
@@ -66,6 +70,20 @@ export function handleAdmin(cloud: EmulatedCloud, method: string, url: URL, raw:
     case 'DELETE stats':
       cloud.stats.reset();
       return { status: 204 };
+    case 'GET requests': {
+      const since = Number(url.searchParams.get('since') ?? '0');
+      if (!Number.isInteger(since) || since < 0)
+        return problem(400, 'since: write the seq of the last request you read (0 for the oldest kept)');
+      const writes = url.searchParams.get('writes');
+      return json(
+        200,
+        cloud.stats.requests(since, {
+          ...(writes === null ? {} : { writes: writes === 'true' }),
+          ...optional('service', url.searchParams.get('service')),
+          ...optional('caller', url.searchParams.get('caller')),
+        }),
+      );
+    }
     case 'GET faults':
       return json(200, { faults: cloud.faults.list() });
     case 'POST faults': {
@@ -112,6 +130,6 @@ export function handleAdmin(cloud: EmulatedCloud, method: string, url: URL, raw:
   }
   return problem(
     404,
-    `unknown admin call ${method} ${url.pathname}; see GET /_sim/stats, /_sim/faults, /_sim/profile`,
+    `unknown admin call ${method} ${url.pathname}; see GET /_sim/stats, /_sim/requests, /_sim/faults, /_sim/profile`,
   );
 }

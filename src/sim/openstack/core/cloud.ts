@@ -8,7 +8,7 @@ import { Faults } from './faults.ts';
 import { requestId as newRequestId } from './ids.ts';
 import { Router } from './router.ts';
 import { Scheduler } from './scheduler.ts';
-import { Stats } from './stats.ts';
+import { NO_CALLER, Stats } from './stats.ts';
 import { resolveProfile, Timing, type ProfileOverrides } from './timing.ts';
 import type { Persistent, Route, ServiceDefinition, ServiceName, SimRequest, SimResponse } from './types.ts';
 import { handleAdmin } from './admin.ts';
@@ -273,7 +273,13 @@ export class EmulatedCloud {
     }
     def.decorate?.(simReq, response);
     write(res, response, rid);
-    this.stats.record(def.name, `${method} ${template}`, response.status, performance.now() - started);
+    this.stats.record(
+      def.name,
+      `${method} ${template}`,
+      response.status,
+      performance.now() - started,
+      header(req, 'user-agent') || NO_CALLER,
+    );
   }
 
   private renderError(def: ServiceDefinition, err: unknown, req: SimRequest): SimResponse {
