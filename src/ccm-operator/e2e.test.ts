@@ -2,7 +2,7 @@
  * The operator end to end on the Kubernetes emulator: the cloud config synced and transformed,
  * the operands applied server-side and kept as applied, a platform change, the in-tree handshake
  * both ways, the trust bundle, and the ClusterOperator reporting each. Operands come from the
- * test renderer (testing/renderer.ts); the Deployment controller's rollout is played by the env.
+ * platform renderers (renderOperands); the Deployment controller's rollout is played by the env.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -24,9 +24,14 @@ import {
   TRUSTED_CA_NAME,
 } from './api/index.ts';
 import { OPERATOR_FIELD_MANAGER } from './settings.ts';
-import { PLATFORM_LABEL } from './inventory/kinds.ts';
+import {
+  PLATFORM_LABEL,
+  PodDisruptionBudget,
+  ValidatingAdmissionPolicy,
+  ValidatingAdmissionPolicyBinding,
+} from './inventory/kinds.ts';
 import { CONFIG_HASH_ANNOTATION } from './inventory/config-hash.ts';
-import { testRenderer } from './testing/renderer.ts';
+import { renderOperands } from './operands/index.ts';
 import type { RenderInput } from './operands/types.ts';
 import {
   CLOUD_PROVIDER_CONFIG,
@@ -236,14 +241,14 @@ describe('ccm-operator on the Kubernetes emulator', () => {
       },
       { timeoutMs: 20_000, what: 'the Deployment put back' },
     );
-    const role = 'openstack-cloud-controller-manager';
+    const role = 'cloud-controller-manager';
     await env.api.delete(kinds.ClusterRole, { name: role });
     await eventually(
       async () => {
         try {
           return (
             (await env.api.get(kinds.ClusterRole, { name: role })).metadata?.labels?.[PLATFORM_LABEL] ===
-            'OpenStack'
+            'shared'
           );
         } catch {
           return false;
@@ -289,12 +294,24 @@ describe('ccm-operator on the Kubernetes emulator', () => {
     const aws = (await env.deployments())[0]!;
     assert.equal(aws.spec?.template.spec?.containers[0]?.image, TEST_IMAGES.cloudControllerManagerAWS);
     assert.equal(aws.metadata?.labels?.[PLATFORM_LABEL], 'AWS');
-    for (const kind of [kinds.ClusterRole, kinds.ClusterRoleBinding]) {
-      await eventually(async () => !(await exists(() => env.api.get(kind, { name: OPENSTACK_CCM }))), {
-        what: `${kind.kind} ${OPENSTACK_CCM} removed`,
-      });
-      assert.ok(await env.api.get(kind, { name: 'aws-cloud-controller-manager' }));
-    }
+    const pdb = { namespace: MANAGED_NAMESPACE, name: OPENSTACK_CCM };
+    await eventually(async () => !(await exists(() => env.api.get(PodDisruptionBudget, pdb))), {
+      what: `PodDisruptionBudget ${OPENSTACK_CCM} removed`,
+    });
+    const delegator = 'cloud-controller-manager:shiftstack-auth-delegator';
+    assert.equal(await exists(() => env.api.get(kinds.ClusterRoleBinding, { name: delegator })), undefined);
+    assert.ok(
+      await env.api.get(PodDisruptionBudget, {
+        namespace: MANAGED_NAMESPACE,
+        name: 'aws-cloud-controller-manager',
+      }),
+    );
+    const vap = 'openshift-cloud-controller-manager-cloud-provider-aws';
+    assert.equal(
+      (await env.api.get(ValidatingAdmissionPolicy, { name: vap })).metadata?.labels?.[PLATFORM_LABEL],
+      'AWS',
+    );
+    assert.ok(await env.api.get(ValidatingAdmissionPolicyBinding, { name: vap }));
     const keptSa = await env.api.get(kinds.ServiceAccount, {
       namespace: MANAGED_NAMESPACE,
       name: 'cloud-controller-manager',
@@ -326,7 +343,11 @@ describe('ccm-operator on the Kubernetes emulator', () => {
     await env.setCloudControllerOwner('True');
     await env.waitForConditions({ CloudControllerOwner: 'False', Available: 'True', Degraded: 'False' });
     assert.deepEqual(await env.deployments(), [], 'the hand-back removes the CCM before reporting it');
-    assert.equal(await exists(() => env.api.get(kinds.ClusterRole, { name: OPENSTACK_CCM })), undefined);
+    assert.equal(
+      await exists(() => env.api.get(kinds.ClusterRole, { name: 'cloud-controller-manager' })),
+      undefined,
+    );
+    assert.ok(await env.api.get(kinds.Namespace, { name: MANAGED_NAMESPACE }), 'the namespace stays');
     assert.ok(await env.configMap(MANAGED_NAMESPACE, CLOUD_CONF_NAME), 'the synced config stays');
     assert.match(
       (await env.condition(Conditions.CloudControllerOwner))?.message ?? '',
@@ -410,7 +431,7 @@ describe('ccm-operator on the Kubernetes emulator', () => {
     const clock = new SkewedClock();
     // An operand the API server refuses: every apply fails, as during an outage.
     const render = (input: RenderInput) => {
-      const out = testRenderer(input);
+      const out = renderOperands(input);
       return {
         objects: [
           ...out.objects,

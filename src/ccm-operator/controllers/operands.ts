@@ -46,6 +46,7 @@ import {
 } from '../api/index.ts';
 import { cloudLoopsOwner } from '../gate.ts';
 import { parseImages, type Images } from '../images.ts';
+import { DEFAULT_IMAGES } from '../operands/images.ts';
 import { withConfigHash } from '../inventory/config-hash.ts';
 import {
   INVENTORY_SELECTOR,
@@ -336,6 +337,12 @@ class OperandsReconciler {
     return gone.length;
   }
 
+  /**
+   * The images: upstream's images.json (the file, or the ConfigMap), over the defaults `render`
+   * uses, so that the operator applies what `shiftstack ccm-operator render` prints for the same
+   * images. A missing ConfigMap means the defaults; one that is not a JSON object of strings is a
+   * problem to fix.
+   */
   private async images(signal: AbortSignal): Promise<Images> {
     const { settings } = this;
     if (settings.imagesFile) {
@@ -348,7 +355,7 @@ class OperandsReconciler {
       }
       const read = parseImages(text, where);
       if (!read.ok) throw new OperandProblem(read.problem);
-      return read.images;
+      return { ...DEFAULT_IMAGES, ...read.images };
     }
     const namespace = settings.operatorNamespace;
     const cm = await this.mgr.client.get(
@@ -356,17 +363,11 @@ class OperandsReconciler {
       { namespace, name: IMAGES_CONFIGMAP },
       { signal, informer: { namespace } },
     );
-    const where = `ConfigMap ${namespace}/${IMAGES_CONFIGMAP} key ${IMAGES_KEY}`;
     const text = cm?.data?.[IMAGES_KEY];
-    if (text === undefined) {
-      throw new OperandProblem(
-        `${where} does not exist: create it with a JSON object from image key to image (deploy/ccm-operator has one)`,
-        cm,
-      );
-    }
-    const read = parseImages(text, where);
+    if (text === undefined) return DEFAULT_IMAGES;
+    const read = parseImages(text, `ConfigMap ${namespace}/${IMAGES_CONFIGMAP} key ${IMAGES_KEY}`);
     if (!read.ok) throw new OperandProblem(read.problem, cm);
-    return read.images;
+    return { ...DEFAULT_IMAGES, ...read.images };
   }
 
   /** cloud-conf and ccm-trusted-ca, as the sync controllers wrote them. */

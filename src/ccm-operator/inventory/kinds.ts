@@ -21,6 +21,20 @@ export const PodDisruptionBudget = resourceType({
   namespaced: true,
 });
 
+export const ValidatingAdmissionPolicy = resourceType({
+  apiVersion: 'admissionregistration.k8s.io/v1',
+  kind: 'ValidatingAdmissionPolicy',
+  plural: 'validatingadmissionpolicies',
+  namespaced: false,
+});
+
+export const ValidatingAdmissionPolicyBinding = resourceType({
+  apiVersion: 'admissionregistration.k8s.io/v1',
+  kind: 'ValidatingAdmissionPolicyBinding',
+  plural: 'validatingadmissionpolicybindings',
+  namespaced: false,
+});
+
 /** In the order the operator removes them: workloads first, so nothing runs on removed RBAC or config. */
 export const OPERAND_KINDS: readonly ResourceType[] = [
   kinds.Deployment,
@@ -28,6 +42,8 @@ export const OPERAND_KINDS: readonly ResourceType[] = [
   PodDisruptionBudget,
   kinds.Service,
   kinds.ConfigMap,
+  ValidatingAdmissionPolicyBinding,
+  ValidatingAdmissionPolicy,
   kinds.RoleBinding,
   kinds.Role,
   kinds.ClusterRoleBinding,

@@ -51,7 +51,7 @@ import { registerOperatorControllers } from '../cmd.ts';
 import type { OperandsControllerOptions } from '../controllers/operands.ts';
 import type { OpenStackCcm, OperandRenderer } from '../operands/types.ts';
 import type { OperatorSettings } from '../settings.ts';
-import { testRenderer } from './renderer.ts';
+import { renderOperands } from '../operands/index.ts';
 
 /** The cloud config ConfigMap the installer writes, and its key. */
 export const CLOUD_PROVIDER_CONFIG = 'cloud-provider-config';
@@ -67,7 +67,7 @@ export const TEST_IMAGES: Readonly<Record<string, string>> = {
 };
 
 export interface StartOperatorOptions {
-  /** The operand renderer (default: the test renderer). */
+  /** The operand renderer (default: renderOperands). */
   render?: OperandRenderer;
   openstackCcm?: OpenStackCcm;
   imagesFile?: string;
@@ -346,7 +346,7 @@ function startOperator(
     systemTrustBundle: env.systemBundlePath,
     imagesFile: o.imagesFile,
     openstackCcm: o.openstackCcm ?? 'shiftstack',
-    render: o.render ?? testRenderer,
+    render: o.render ?? renderOperands,
   };
   // Rollouts are seen through the Deployments' watch events; the timer must not hide a missing watch.
   registerOperatorControllers(manager, settings, { progressingRequeueMs: 600_000, ...o.operands });
