@@ -9,6 +9,7 @@
  * the CCM's pod mounts it and would not start without it.
  */
 import { readFile } from 'node:fs/promises';
+import { rootCertificates } from 'node:tls';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import { kinds, type KubernetesObject, type Manager, type Request } from '../../kube/index.ts';
 import {
@@ -77,7 +78,7 @@ class TrustedCAReconciler {
     const { mgr, settings } = this;
     const path = settings.systemTrustBundle;
     // A file the pod's image provides: unreadable is a failure to retry, not the user's to fix.
-    const systemPem = await readFile(path, { encoding: 'utf8', signal });
+    const systemPem = await readSystemBundle(path, signal);
     const warnings: { about: KubernetesObject; message: string }[] = [];
     const proxy = await mgr.client.get(operatorKinds.Proxy, { name: CLUSTER }, { signal });
     let proxySource: TrustSource | undefined;
@@ -150,4 +151,13 @@ class TrustedCAReconciler {
   private configMap(namespace: string, name: string, signal: AbortSignal) {
     return this.mgr.client.get(kinds.ConfigMap, { namespace, name }, { signal, informer: { namespace } });
   }
+}
+
+/** `--system-ca-bundle=node`: the CA certificates Node.js itself trusts (images without a system bundle). */
+export const NODE_ROOT_CERTIFICATES = 'node';
+
+/** The system bundle: a file, or Node's own roots. */
+export function readSystemBundle(path: string, signal?: AbortSignal): Promise<string> {
+  if (path === NODE_ROOT_CERTIFICATES) return Promise.resolve(`${rootCertificates.join('\n')}\n`);
+  return readFile(path, { encoding: 'utf8', signal });
 }

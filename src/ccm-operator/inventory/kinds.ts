@@ -40,8 +40,6 @@ export const OPERAND_KINDS: readonly ResourceType[] = [
   kinds.Deployment,
   kinds.DaemonSet,
   PodDisruptionBudget,
-  kinds.Service,
-  kinds.ConfigMap,
   ValidatingAdmissionPolicyBinding,
   ValidatingAdmissionPolicy,
   kinds.RoleBinding,

@@ -7,6 +7,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
+import { NODE_ROOT_CERTIFICATES } from '../../ccm-operator/controllers/trusted-ca.ts';
 import { parseImages } from '../../ccm-operator/images.ts';
 import { buildCcmOperator, CCM_OPERATOR_DEFAULTS, type CcmOperatorOptions } from '../../ccm-operator/cmd.ts';
 import { UsageError } from '../../lib/config.ts';
@@ -85,7 +86,7 @@ export function configureRun(parent: Command, ctx: CliContext): void {
     )
     .option(
       '--system-ca-bundle <file>',
-      "the system's CA bundle, the base of the CCM's trust bundle",
+      "the system's CA bundle, the base of the CCM's trust bundle; `node`: the CA certificates Node.js trusts",
       d.systemTrustBundle,
     )
     .addOption(
@@ -132,6 +133,7 @@ export function configureRun(parent: Command, ctx: CliContext): void {
         });
       }
       inputs.check(() => {
+        if (flags.systemCaBundle === NODE_ROOT_CERTIFICATES) return;
         const pem = checkPemBundle(readText(flags.systemCaBundle, '--system-ca-bundle'));
         if (!pem.ok) {
           inputs.add(
