@@ -74,6 +74,8 @@ export interface StartOperatorOptions {
   clock?: Clock;
   log?: Logger;
   operands?: OperandsControllerOptions;
+  /** Replaces the emulator's admin kubeconfig (the operator as its ServiceAccount). */
+  kubeconfig?: string;
 }
 
 export interface RunningOperator {
@@ -332,7 +334,7 @@ function startOperator(
   const log = o.log ?? createLogger({ level: testLogLevel() });
   const manager = new Manager({
     name: 'cloud-controller-manager-operator',
-    kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath),
+    kubeConfig: kubeConfigFrom(o.kubeconfig ?? env.kube.kubeconfigPath),
     qps: 0,
     log,
     registry: createRegistry({ defaultMetrics: false }),
