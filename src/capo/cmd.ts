@@ -5,12 +5,11 @@
  * OpenStackServer controllers (plus OpenStackMachineTemplate capacity). Options come in parsed;
  * src/cli/commands/capo.ts reads the flags.
  */
-import { readFileSync } from 'node:fs';
 import type { KubeConfig } from '@kubernetes/client-node';
 import { UsageError } from '../lib/config.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
-import { loadKubeConfig, Manager } from '../kube/index.ts';
+import { loadKubeConfig, Manager, podNamespace } from '../kube/index.ts';
 import { secureServing, type SecureServing } from '../kube/secure-serving.ts';
 import type { OpenStackClientOptions } from '../openstack/client.ts';
 import { registerClusterAPICoreControllers } from './controllers/capi-core.ts';
@@ -48,7 +47,7 @@ export interface CapoOptions {
   leaseDurationMs: number;
   renewDeadlineMs: number;
   retryPeriodMs: number;
-  /** The Lease's namespace; by default the pod's, as controller-runtime finds it (see `leaseNamespace()`). */
+  /** The Lease's namespace; by default the pod's, as controller-runtime finds it (see `podNamespace()` in src/kube/kubeconfig.ts). */
   leaseNamespace?: string | undefined;
   /** CAPO `--openstackcluster-concurrency` (10). */
   openStackClusterConcurrency: number;
@@ -95,50 +94,6 @@ export const CAPO_DEFAULTS: Omit<CapoOptions, 'kubeconfig' | 'leaseNamespace'> =
   actAsClusterAPICore: false,
 };
 
-/**
- * A Go listen address (`:9440`, `127.0.0.1:9440`, `[::1]:9440`); `0` or empty turns the server
- * off, as controller-runtime does.
- */
-export function listenAddress(flag: string, text: string): { host: string; port: number } | undefined {
-  if (text === '' || text === '0') return undefined;
-  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
-  const port = m ? Number(m[3]) : NaN;
-  if (!m || !(port >= 0 && port <= 65535)) {
-    throw new CapoUsageError(
-      `${flag}: "${text}" is not an address; write host:port, e.g. :9440 or 127.0.0.1:9440 (0 turns it off)`,
-    );
-  }
-  if (port === 0) return undefined;
-  return { host: m[1] ?? m[2] ?? '', port };
-}
-
-/**
- * Where controller-runtime puts its Lease when told nothing: the pod's namespace (POD_NAMESPACE,
- * else the service account's namespace file), else the kubeconfig context's, else `default`.
- */
-export function leaseNamespace(
-  env: Record<string, string | undefined>,
-  readServiceAccountNamespace: () => string | undefined = serviceAccountNamespace,
-  kubeConfig?: KubeConfig,
-): string {
-  const fromEnv = env.POD_NAMESPACE?.trim();
-  if (fromEnv) return fromEnv;
-  const fromFile = readServiceAccountNamespace()?.trim();
-  if (fromFile) return fromFile;
-  const ctx = kubeConfig?.getContextObject(kubeConfig.getCurrentContext());
-  return ctx?.namespace || 'default';
-}
-
-const SERVICE_ACCOUNT_NAMESPACE = '/var/run/secrets/kubernetes.io/serviceaccount/namespace';
-
-function serviceAccountNamespace(): string | undefined {
-  try {
-    return readFileSync(SERVICE_ACCOUNT_NAMESPACE, 'utf8');
-  } catch {
-    return undefined;
-  }
-}
-
 export interface CapoDeps {
   log: Logger;
   registry?: Registry;
@@ -167,7 +122,7 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
   if (opts.scopeCacheMaxSize < 1) throw new CapoUsageError('--scope-cache-max-size must be at least 1');
   const kubeConfig = deps.kubeConfig ?? loadKubeConfig(opts.kubeconfig);
   const registry = deps.registry ?? createRegistry();
-  const lease = opts.leaseNamespace ?? leaseNamespace(process.env, serviceAccountNamespace, kubeConfig);
+  const lease = opts.leaseNamespace ?? podNamespace(process.env, undefined, kubeConfig);
   const metrics = diagnostics(opts, kubeConfig, log);
   const manager = new Manager({
     name: 'capo-controller-manager',

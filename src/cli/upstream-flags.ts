@@ -32,6 +32,23 @@ export function durationFlag(flag: string, text: string): number {
   return ms;
 }
 
+/**
+ * A Go listen address (`:9440`, `127.0.0.1:9440`, `[::1]:9440`); `0` or empty turns the server
+ * off, as controller-runtime does.
+ */
+export function listenAddress(flag: string, text: string): { host: string; port: number } | undefined {
+  if (text === '' || text === '0') return undefined;
+  const m = /^(?:\[([^\]]+)\]|([^:]*)):(\d{1,5})$/.exec(text);
+  const port = m ? Number(m[3]) : NaN;
+  if (!m || !(port >= 0 && port <= 65535)) {
+    throw new UsageError(
+      `${flag}: "${text}" is not an address; write host:port, e.g. :9440 or 127.0.0.1:9440 (0 turns it off)`,
+    );
+  }
+  if (port === 0) return undefined;
+  return { host: m[1] ?? m[2] ?? '', port };
+}
+
 export function intFlag(min: number): (value: string) => number {
   return (value) => {
     const n = Number(value);

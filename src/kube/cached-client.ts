@@ -18,8 +18,19 @@ import { isNotFound } from './errors.ts';
 import { keyString, type KubernetesObject, type ObjectKey, type ResourceType } from './resource.ts';
 import { labelSelectorString, matchesLabelSelector, type LabelSelector } from './selector.ts';
 
+/**
+ * Which informer a cached read uses: by default the kind's cluster-wide one; or the informer of a
+ * namespaced or label-selected watch (the builder's `namespace`, `labelSelector` source options),
+ * so reading what such a watch caches starts no cluster-wide list.
+ */
+export interface InformerScope {
+  namespace?: string | undefined;
+  labelSelector?: string | undefined;
+}
+
 export interface CachedListOptions {
   namespace?: string | undefined;
+  informer?: InformerScope | undefined;
   labelSelector?: LabelSelector | undefined;
   /** Objects of one index value, e.g. `{ name: 'providerID', value: 'openstack:///…' }`. */
   index?: { name: string; value: string } | undefined;
@@ -46,7 +57,7 @@ export class CachedClient {
   async get<T extends KubernetesObject>(
     type: ResourceType<T>,
     key: ObjectKey,
-    opts: { signal?: AbortSignal | undefined } = {},
+    opts: { signal?: AbortSignal | undefined; informer?: InformerScope | undefined } = {},
   ): Promise<T | undefined> {
     if (this.uncached.has(kindKey(type))) {
       try {
@@ -56,7 +67,7 @@ export class CachedClient {
         throw err;
       }
     }
-    const informer = this.informers.informerFor(type);
+    const informer = this.informers.informerFor(type, opts.informer ?? {});
     await informer.waitForSync(opts.signal);
     return informer.get(keyString(type.namespaced ? key : { name: key.name }));
   }
@@ -71,7 +82,7 @@ export class CachedClient {
       });
       return page.items;
     }
-    const informer = this.informers.informerFor(type);
+    const informer = this.informers.informerFor(type, opts.informer ?? {});
     await informer.waitForSync(opts.signal);
     let items = opts.index
       ? informer.byIndex(opts.index.name, opts.index.value)

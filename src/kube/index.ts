@@ -7,7 +7,7 @@ export {
   type WatchEvent,
   type JsonPatchOp,
 } from './client.ts';
-export { CachedClient, type CachedListOptions } from './cached-client.ts';
+export { CachedClient, type CachedListOptions, type InformerScope } from './cached-client.ts';
 export {
   Informer,
   StaleWatchError,
@@ -73,7 +73,7 @@ export {
   type LeaderMigrationFlags,
   type LeaderMigrationSetup,
 } from './leaderelection/migration.ts';
-export { loadKubeConfig, type KubeConfigLookup } from './kubeconfig.ts';
+export { loadKubeConfig, podNamespace, type KubeConfigLookup } from './kubeconfig.ts';
 export { Manager, ShutdownIncompleteError, type ManagerOptions } from './manager/manager.ts';
 export { shutdownSignal } from './manager/signals.ts';
 export {

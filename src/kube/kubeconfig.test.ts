@@ -4,7 +4,8 @@ import { tmpdir } from 'node:os';
 import { delimiter, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { ConfigError, formatProblem } from '../lib/config.ts';
-import { loadKubeConfig, type KubeConfigLookup } from './kubeconfig.ts';
+import { KubeConfig } from '@kubernetes/client-node';
+import { loadKubeConfig, podNamespace, type KubeConfigLookup } from './kubeconfig.ts';
 
 const kubeconfig = (server: string, extra = '') =>
   `apiVersion: v1\nkind: Config\nclusters: [{name: c, cluster: {server: "${server}"${extra}}}]\n` +
@@ -150,5 +151,28 @@ describe('loadKubeConfig', () => {
     assert.deepEqual(problems(ca, none()), [
       `${ca}: key "clusters.c.certificate-authority" (value "${join(dir, 'missing-ca.pem')}"): the file does not exist. Fix: check the path (relative paths are taken from the kubeconfig’s folder)`,
     ]);
+  });
+});
+
+describe('podNamespace', () => {
+  const kc = new KubeConfig();
+  kc.loadFromString(kubeconfig('https://x').replace('user: u}', 'user: u, namespace: ctx-ns}'));
+  it('is POD_NAMESPACE, else the service account file, else the context, else default', () => {
+    assert.equal(
+      podNamespace({ POD_NAMESPACE: ' env-ns ' }, () => 'sa-ns', kc),
+      'env-ns',
+    );
+    assert.equal(
+      podNamespace({}, () => 'sa-ns\n', kc),
+      'sa-ns',
+    );
+    assert.equal(
+      podNamespace({}, () => undefined, kc),
+      'ctx-ns',
+    );
+    assert.equal(
+      podNamespace({}, () => undefined),
+      'default',
+    );
   });
 });

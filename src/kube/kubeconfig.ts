@@ -228,3 +228,29 @@ function isFile(path: string): boolean {
     return false;
   }
 }
+
+/**
+ * The namespace a component runs in, where controller-runtime puts its Lease when told nothing:
+ * the pod's (POD_NAMESPACE, else the service account's namespace file), else the kubeconfig
+ * context's, else `default`.
+ */
+export function podNamespace(
+  env: Record<string, string | undefined>,
+  readServiceAccountNamespace: () => string | undefined = serviceAccountNamespace,
+  kubeConfig?: KubeConfig,
+): string {
+  const fromEnv = env.POD_NAMESPACE?.trim();
+  if (fromEnv) return fromEnv;
+  const fromFile = readServiceAccountNamespace()?.trim();
+  if (fromFile) return fromFile;
+  const ctx = kubeConfig?.getContextObject(kubeConfig.getCurrentContext());
+  return ctx?.namespace || 'default';
+}
+
+function serviceAccountNamespace(): string | undefined {
+  try {
+    return readFileSync(join(SERVICE_ACCOUNT, 'namespace'), 'utf8');
+  } catch {
+    return undefined;
+  }
+}

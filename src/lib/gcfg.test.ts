@@ -6,9 +6,15 @@ import { after, before, describe, it } from 'node:test';
 import { ConfigError } from './config.ts';
 import type { ConfigProblem } from './config.ts';
 import {
+  formatGcfg,
   gcfgAll,
   gcfgBool,
+  gcfgDelete,
+  gcfgDeleteSection,
+  gcfgEnsureSection,
+  gcfgQuote,
   gcfgLast,
+  gcfgSet,
   gcfgSection,
   gcfgSubsections,
   gcfgWhere,
@@ -180,5 +186,132 @@ describe('gcfg', () => {
     assert.equal(doc.file, path);
     assert.equal(gcfgLast(gcfgSection(doc, 'Global'), 'region')?.value, 'r1');
     await assert.rejects(readGcfgFile(join(dir, 'nope.conf')), /nope\.conf: the file does not exist/);
+  });
+});
+
+describe('formatGcfg', () => {
+  const text = [
+    '; cloud.conf written by hand',
+    '',
+    '[Global]',
+    '  auth-url = "https://keystone:5000/v3"   ; the public endpoint',
+    '  region=RegionOne',
+    'secret-name = openstack-credentials',
+    '',
+    '# block storage is CSI now',
+    '[BlockStorage]',
+    'bs-version = v3',
+    '; inside',
+    'ignore-volume-az = yes',
+    '',
+    '[LoadBalancer]',
+    'use-octavia = true # long gone',
+    'floating-network-id = "a b"',
+    '',
+    '[LoadBalancerClass "ext \\"net\\""]',
+    'subnet-id = c',
+    '; trailing comment',
+    '',
+  ].join('\n');
+
+  it('writes a document it did not change byte for byte', () => {
+    assert.equal(formatGcfg(parseGcfg(text, 'cloud.conf')), text);
+    const crlf = '[Global]\r\nregion = R \\\r\n  One\r\nkey\r\n; end';
+    assert.equal(formatGcfg(parseGcfg(crlf, 'cloud.conf')), crlf);
+    assert.equal(formatGcfg(parseGcfg('', 'cloud.conf')), '');
+  });
+
+  it('changes only what was edited: a value in place, removed lines and sections, added keys after the last one', () => {
+    const doc = parseGcfg(text, 'cloud.conf');
+    gcfgSet(doc, 'global', 'AUTH-URL', 'https://other:5000/v3');
+    gcfgDelete(doc, 'Global', 'secret-name');
+    gcfgSet(doc, 'Global', 'use-clouds', 'true');
+    gcfgSet(doc, 'Global', 'cloud', 'my cloud ; x');
+    gcfgDeleteSection(doc, 'BlockStorage');
+    gcfgDelete(doc, 'LoadBalancer', 'use-octavia');
+    gcfgSet(doc, 'LoadBalancer', 'floating-network-id', 'plain');
+    gcfgSet(doc, 'LoadBalancer', 'max-shared-lb', '1');
+    gcfgSet(doc, 'Metadata', 'search-order', 'configDrive,metadataService');
+    assert.equal(
+      formatGcfg(doc),
+      [
+        '; cloud.conf written by hand',
+        '',
+        '[Global]',
+        '  auth-url = https://other:5000/v3   ; the public endpoint',
+        '  region=RegionOne',
+        '  use-clouds = true',
+        '  cloud = "my cloud ; x"',
+        '',
+        '[LoadBalancer]',
+        'floating-network-id = plain',
+        'max-shared-lb = 1',
+        '',
+        '[LoadBalancerClass "ext \\"net\\""]',
+        'subnet-id = c',
+        '; trailing comment',
+        '',
+        '[Metadata]',
+        'search-order = configDrive,metadataService',
+        '',
+      ].join('\n'),
+    );
+  });
+
+  it('writes what gcfg reads back as the same values', () => {
+    const doc = parseGcfg(text, 'cloud.conf');
+    const odd = [
+      '',
+      ' padded ',
+      'a;b',
+      'x#y',
+      'say "hi"',
+      'C:\\certs',
+      'two\nlines',
+      'tab\there',
+      'ünïcode ✓',
+    ];
+    odd.forEach((v, i) => gcfgSet(doc, 'Odd', `k${i}`, v));
+    gcfgSet(doc, 'Global', 'region', ' spaced ');
+    const back = parseGcfg(formatGcfg(doc), 'cloud.conf');
+    odd.forEach((v, i) => assert.equal(gcfgLast(gcfgSection(back, 'odd'), `k${i}`)?.value, v));
+    assert.equal(gcfgLast(gcfgSection(back, 'global'), 'region')?.value, ' spaced ');
+    assert.equal(gcfgLast(gcfgSection(back, 'LoadBalancerClass', 'ext "net"'), 'subnet-id')?.value, 'c');
+  });
+
+  it('quotes only values that need it', () => {
+    assert.equal(gcfgQuote('openstack'), 'openstack');
+    assert.equal(gcfgQuote('/etc/openstack/secret/clouds.yaml'), '/etc/openstack/secret/clouds.yaml');
+    assert.equal(gcfgQuote('inner blanks ok'), 'inner blanks ok');
+    assert.equal(gcfgQuote(''), '""');
+    assert.equal(gcfgQuote(' x'), '" x"');
+    assert.equal(gcfgQuote('a#b'), '"a#b"');
+    assert.equal(gcfgQuote('a\\b'), '"a\\\\b"');
+    assert.throws(() => gcfgQuote('a\rb'), TypeError);
+  });
+
+  it('rewrites a continued or implicit entry whole, and keeps a last line without newline so', () => {
+    const doc = parseGcfg('[Global]\n  region = Region\\\nOne ; c\nflag\nlast = 1', 'cloud.conf');
+    gcfgSet(doc, 'Global', 'region', 'R2');
+    gcfgSet(doc, 'Global', 'flag', 'false');
+    gcfgSet(doc, 'Global', 'last', '2');
+    assert.equal(formatGcfg(doc), '[Global]\n  region = R2\nflag = false\nlast = 2');
+    gcfgSet(doc, 'Global', 'added', 'x');
+    assert.equal(formatGcfg(doc), '[Global]\n  region = R2\nflag = false\nlast = 2\nadded = x\n');
+  });
+
+  it('adds to a section whose entries all went, and writes a document built in code', () => {
+    const doc = parseGcfg('[Global]\nsecret-name = s\n\n[Other]\nk = v\n', 'cloud.conf');
+    gcfgDelete(doc, 'Global', 'secret-name');
+    gcfgSet(doc, 'Global', 'use-clouds', 'true');
+    assert.equal(formatGcfg(doc), '[Global]\nuse-clouds = true\n\n[Other]\nk = v\n');
+    const fresh = { file: 'x', sections: [] };
+    gcfgEnsureSection(fresh, 'Global');
+    gcfgSet(fresh, 'Global', 'k', 'v');
+    gcfgSet(fresh, 'LoadBalancerClass', 'subnet-id', 's', 'my "class"');
+    assert.equal(
+      formatGcfg(fresh),
+      '[Global]\nk = v\n\n[LoadBalancerClass "my \\"class\\""]\nsubnet-id = s\n',
+    );
   });
 });

@@ -14,6 +14,11 @@
  *   single-valued key and appends for a multi-valued one; {@link gcfgLast} and {@link gcfgAll} do that).
  *
  * The document keeps the line of each key so that errors about values can say `cloud.conf:12`.
+ *
+ * A parsed document can be edited ({@link gcfgSet}, {@link gcfgDelete}, {@link gcfgDeleteSection})
+ * and written back with {@link formatGcfg}, which keeps every byte it was not asked to change:
+ * comments, blank lines, order, indentation, quoting and the spelling of names. Only an edited
+ * value, a removed entry or section, and what was added differ from the text that was read.
  */
 import { readFile } from 'node:fs/promises';
 import { ConfigError } from './config.ts';
@@ -47,7 +52,37 @@ export interface GcfgDocument {
   file: string;
   /** In order of first appearance; a header repeated later adds to the same section. */
   sections: GcfgSection[];
+  /** The text it was read from, for {@link formatGcfg}; absent for a document built in code. */
+  source?: GcfgSource;
 }
+
+/**
+ * Where each header and entry of a parsed document was written. Offsets count code points of
+ * `text` (the file without a BOM); a statement's span runs from the start of its line to after its
+ * newline, so what lies between spans is comments and blank lines.
+ */
+export interface GcfgSource {
+  text: string;
+  items: GcfgSourceItem[];
+}
+
+export type GcfgSourceItem =
+  | { kind: 'header'; section: GcfgSection; start: number; end: number }
+  | {
+      kind: 'entry';
+      section: GcfgSection;
+      entry: GcfgEntry;
+      start: number;
+      end: number;
+      /** The value as written, quotes included; absent for an implicit entry. */
+      valueStart?: number;
+      valueEnd?: number;
+      /** What was read, to tell an edited entry from an untouched one. */
+      value: string;
+      implicit: boolean;
+      /** Continued over more than one line with `\`. */
+      multiline: boolean;
+    };
 
 /** `file:line`, the way errors about a key point at it. */
 export function gcfgWhere(doc: GcfgDocument, line: number): string {
@@ -98,6 +133,188 @@ export function gcfgBool(entry: GcfgEntry): boolean | undefined {
 }
 
 export const GCFG_BOOL_FIX = 'use true or false (gcfg also reads yes/no, on/off, 1/0)';
+
+/* Editing, and writing back. */
+
+/** The section of that name and subsection, added at the end when absent. */
+export function gcfgEnsureSection(doc: GcfgDocument, name: string, subsection?: string): GcfgSection {
+  const existing = gcfgSection(doc, name, subsection);
+  if (existing) return existing;
+  const created: GcfgSection = { name: name.toLowerCase(), rawName: name, subsection, line: 0, entries: [] };
+  doc.sections.push(created);
+  return created;
+}
+
+/**
+ * Sets a single-valued key: the entry gcfg reads (the last one) gets the value, in place; a key
+ * not there is added at the end of its section (created if absent).
+ */
+export function gcfgSet(
+  doc: GcfgDocument,
+  section: string,
+  key: string,
+  value: string,
+  subsection?: string,
+): GcfgEntry {
+  const s = gcfgEnsureSection(doc, section, subsection);
+  const last = gcfgLast(s, key);
+  if (last) {
+    last.value = value;
+    last.implicit = false;
+    return last;
+  }
+  const entry: GcfgEntry = { name: key.toLowerCase(), rawName: key, value, implicit: false, line: 0 };
+  s.entries.push(entry);
+  return entry;
+}
+
+/** Removes every entry of `key` (any case) from the section; returns those removed. */
+export function gcfgDelete(
+  doc: GcfgDocument,
+  section: string,
+  key: string,
+  subsection?: string,
+): GcfgEntry[] {
+  const s = gcfgSection(doc, section, subsection);
+  if (!s) return [];
+  const lower = key.toLowerCase();
+  const removed = s.entries.filter((e) => e.name === lower);
+  s.entries = s.entries.filter((e) => e.name !== lower);
+  return removed;
+}
+
+/** Removes a section with all its entries; returns whether it was there. */
+export function gcfgDeleteSection(doc: GcfgDocument, name: string, subsection?: string): boolean {
+  const s = gcfgSection(doc, name, subsection);
+  if (!s) return false;
+  doc.sections = doc.sections.filter((x) => x !== s);
+  return true;
+}
+
+const QUOTE_ESCAPES: Readonly<Record<string, string>> = {
+  '\\': '\\\\',
+  '"': '\\"',
+  '\n': '\\n',
+  '\t': '\\t',
+};
+
+/**
+ * A value as gcfg reads it back: bare when it can be, otherwise in double quotes with `\\`, `\"`,
+ * `\n` and `\t` escaped (blanks at either end, comment characters, quotes, backslashes, line
+ * breaks and tabs need them; an empty value is written `""`).
+ */
+export function gcfgQuote(value: string): string {
+  if (value.includes('\r')) throw new TypeError('a gcfg value cannot hold a carriage return');
+  if (/^[^\s"\\;#]([^"\\;#\n\t]*[^\s"\\;#])?$/u.test(value)) return value;
+  return `"${value.replace(/[\\"\n\t]/g, (c) => QUOTE_ESCAPES[c]!)}"`;
+}
+
+function formatHeader(section: GcfgSection): string {
+  if (section.subsection === undefined) return `[${section.rawName}]`;
+  return `[${section.rawName} "${section.subsection.replace(/[\\"\n\t]/g, (c) => QUOTE_ESCAPES[c]!)}"]`;
+}
+
+function formatEntry(entry: GcfgEntry, indent = ''): string {
+  return entry.implicit
+    ? `${indent}${entry.rawName}\n`
+    : `${indent}${entry.rawName} = ${gcfgQuote(entry.value)}\n`;
+}
+
+/** The comment lines right above a header (no blank line between): they belong to it. */
+function commentBlockStart(trivia: string): number {
+  const lines = trivia.split('\n');
+  // trivia ends with a newline (it runs up to a line start), so the last element is empty.
+  let i = lines.length - 1;
+  while (i > 0 && /^[ \t]*[;#]/.test(lines[i - 1]!)) i--;
+  return lines.slice(0, i).join('\n').length + (i > 0 ? 1 : 0);
+}
+
+/**
+ * The document as gcfg text. A parsed document keeps its text wherever it was not edited: an
+ * entry whose value changed keeps its line with only the value replaced; a removed entry loses its
+ * line(s); a removed section loses its header, its entries, the comments between them and the
+ * comment lines right above its header; entries added to a section follow its last entry; new
+ * sections go at the end, after a blank line.
+ */
+export function formatGcfg(doc: GcfgDocument): string {
+  const source = doc.source;
+  const live = new Set(doc.sections);
+  const known = new Set<GcfgEntry>();
+  const chars = source ? Array.from(source.text) : [];
+  const slice = (a: number, b?: number) => chars.slice(a, b).join('');
+  // Where each section's new entries go: after its last entry kept, else after its last header.
+  const anchors = new Map<GcfgSection, GcfgSourceItem>();
+  for (const item of source?.items ?? []) {
+    if (item.kind === 'entry') known.add(item.entry);
+    if (!live.has(item.section)) continue;
+    if (item.kind === 'entry' && !item.section.entries.includes(item.entry)) continue;
+    const at = anchors.get(item.section);
+    if (!at || at.kind === 'header' || item.kind === 'entry') anchors.set(item.section, item);
+  }
+  const added = (section: GcfgSection) => section.entries.filter((e) => !known.has(e));
+
+  let out = '';
+  const newline = () => {
+    if (out !== '' && !out.endsWith('\n')) out += '\n';
+  };
+  let pos = 0;
+  let inRemoved = false;
+  let afterRemoved = false;
+  // After a removed section, the blank lines that separated it go if one already separates.
+  const addTrivia = (trivia: string) => {
+    if (afterRemoved && (out === '' || out.endsWith('\n\n'))) trivia = trivia.replace(/^([ \t]*\r?\n)+/, '');
+    afterRemoved = false;
+    out += trivia;
+  };
+  for (const item of source?.items ?? []) {
+    const trivia = slice(pos, item.start);
+    pos = item.end;
+    if (item.kind === 'header') {
+      const removed = !live.has(item.section);
+      if (inRemoved) afterRemoved = true;
+      addTrivia(removed ? trivia.slice(0, commentBlockStart(trivia)) : trivia);
+      inRemoved = removed;
+      if (removed) continue;
+      out += slice(item.start, item.end);
+    } else {
+      if (inRemoved) continue;
+      addTrivia(trivia);
+      if (item.section.entries.includes(item.entry)) out += formatItem(item, slice);
+    }
+    if (anchors.get(item.section) === item) {
+      const indent = item.kind === 'entry' ? /^[ \t]*/.exec(slice(item.start, item.end))![0] : '';
+      const fresh = added(item.section);
+      if (fresh.length > 0) newline();
+      for (const entry of fresh) out += formatEntry(entry, indent);
+    }
+  }
+  if (inRemoved) afterRemoved = true;
+  addTrivia(slice(pos));
+  for (const section of doc.sections) {
+    if (anchors.has(section)) continue;
+    newline();
+    if (out !== '' && !out.endsWith('\n\n')) out += '\n';
+    out += `${formatHeader(section)}\n`;
+    for (const entry of section.entries) out += formatEntry(entry);
+  }
+  return out;
+}
+
+function formatItem(
+  item: Extract<GcfgSourceItem, { kind: 'entry' }>,
+  slice: (a: number, b?: number) => string,
+): string {
+  const { entry } = item;
+  const text = slice(item.start, item.end);
+  if (entry.value === item.value && entry.implicit === item.implicit) return text;
+  if (!item.implicit && !entry.implicit && !item.multiline && item.valueEnd !== undefined) {
+    return slice(item.start, item.valueStart) + gcfgQuote(entry.value) + slice(item.valueEnd, item.end);
+  }
+  // Rewritten whole (a comment after it goes with the old value); the file's last line stays
+  // without a newline if it had none.
+  const line = formatEntry(entry, /^[ \t]*/.exec(text)![0]);
+  return text.endsWith('\n') ? line : line.slice(0, -1);
+}
 
 export async function readGcfgFile(path: string, signal?: AbortSignal): Promise<GcfgDocument> {
   let text: string;
@@ -158,10 +375,15 @@ class Parser {
   private readonly sections: GcfgSection[] = [];
   private current: GcfgSection | undefined;
   private readonly file: string;
+  private readonly text: string;
+  private readonly items: GcfgSourceItem[] = [];
+  /** Where the line being read starts. */
+  private lineStart = 0;
 
   constructor(text: string, file: string) {
     // A leading BOM is skipped, as gcfg does for files written on Windows.
-    this.chars = Array.from(text.startsWith('\uFEFF') ? text.slice(1) : text);
+    this.text = text.startsWith('\uFEFF') ? text.slice(1) : text;
+    this.chars = Array.from(this.text);
     this.file = file;
   }
 
@@ -186,11 +408,19 @@ class Parser {
       }
     }
     if (this.problems.length > 0) throw new ConfigError(this.problems);
-    return { file: this.file, sections: this.sections };
+    return { file: this.file, sections: this.sections, source: { text: this.text, items: this.items } };
+  }
+
+  /** After the newline that ends the current line (a statement owns its whole line). */
+  private endOfLine(): number {
+    let i = this.pos;
+    while (i < this.chars.length && this.chars[i] !== '\n') i++;
+    return i < this.chars.length ? i + 1 : i;
   }
 
   private header(): void {
     const line = this.line;
+    const start = this.lineStart;
     this.next(); // [
     this.skipBlanks();
     const rawName = this.name();
@@ -226,6 +456,7 @@ class Parser {
       this.fail('unexpected text after the section header', 'put nothing after "]" but a ; or # comment');
     }
     this.current = this.section(rawName, subsection, line);
+    this.items.push({ kind: 'header', section: this.current, start, end: this.endOfLine() });
   }
 
   private quotedSubsection(section: string): string {
@@ -259,6 +490,7 @@ class Parser {
 
   private variable(): void {
     const line = this.line;
+    const start = this.lineStart;
     const rawName = this.name();
     if (!this.current) {
       this.fail(
@@ -270,7 +502,18 @@ class Parser {
     this.skipBlanks();
     const c = this.peek();
     if (endsStatement(c)) {
-      this.current.entries.push({ name: rawName.toLowerCase(), rawName, value: '', implicit: true, line });
+      const entry: GcfgEntry = { name: rawName.toLowerCase(), rawName, value: '', implicit: true, line };
+      this.current.entries.push(entry);
+      this.items.push({
+        kind: 'entry',
+        section: this.current,
+        entry,
+        start,
+        end: this.endOfLine(),
+        value: '',
+        implicit: true,
+        multiline: false,
+      });
       return;
     }
     if (c !== '=') {
@@ -281,18 +524,34 @@ class Parser {
       this.fail(`expected "=" after the key "${rawName}"`, fix, rawName);
     }
     this.next(); // =
-    const value = this.value(rawName);
-    this.current.entries.push({ name: rawName.toLowerCase(), rawName, value, implicit: false, line });
+    const { value, start: valueStart, end: valueEnd } = this.value(rawName);
+    const entry: GcfgEntry = { name: rawName.toLowerCase(), rawName, value, implicit: false, line };
+    this.current.entries.push(entry);
+    this.items.push({
+      kind: 'entry',
+      section: this.current,
+      entry,
+      start,
+      end: this.endOfLine(),
+      valueStart,
+      valueEnd,
+      value,
+      implicit: false,
+      multiline: this.line !== line,
+    });
   }
 
   /**
    * Scans a value up to the end of the line or a comment, honouring quotes, escapes and `\`-newline
    * continuations. Blanks outside quotes at the end are dropped; blanks inside are kept.
    */
-  private value(key: string): string {
+  private value(key: string): { value: string; start: number; end: number } {
     this.skipBlanks();
+    const start = this.pos;
     let out = '';
     let kept = 0;
+    /** Where the kept part of the value ends in the text. */
+    let keptAt = start;
     let quoted = false;
     for (;;) {
       const c = this.peek();
@@ -309,6 +568,7 @@ class Parser {
       if (c === '"') {
         quoted = !quoted;
         kept = out.length;
+        keptAt = this.pos;
       } else if (c === '\\' && quoted) {
         const e = this.peek();
         const escaped = e === undefined ? undefined : ESCAPES[e];
@@ -316,6 +576,7 @@ class Parser {
         this.next();
         out += escaped;
         kept = out.length;
+        keptAt = this.pos;
       } else if (c === '\\') {
         if (this.peek() === '\r') this.next();
         if (this.peek() !== '\n') {
@@ -327,12 +588,16 @@ class Parser {
         }
         this.next(); // the newline: the value continues on the next line
         kept = out.length;
+        keptAt = this.pos;
       } else {
         out += c;
-        if (quoted || !isBlank(c)) kept = out.length;
+        if (quoted || !isBlank(c)) {
+          kept = out.length;
+          keptAt = this.pos;
+        }
       }
     }
-    return out.slice(0, kept);
+    return { value: out.slice(0, kept), start, end: keptAt };
   }
 
   private section(rawName: string, subsection: string | undefined, line: number): GcfgSection {
@@ -375,7 +640,10 @@ class Parser {
 
   private next(): string {
     const c = this.chars[this.pos++] ?? '';
-    if (c === '\n') this.line++;
+    if (c === '\n') {
+      this.line++;
+      this.lineStart = this.pos;
+    }
     return c;
   }
 

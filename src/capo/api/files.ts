@@ -8,7 +8,7 @@ import { ALL_KINDS } from './kinds.ts';
 
 export const CRD_DIR = 'deploy/capo/crds';
 
-const HEADER = '# Generated from src/capo/api by scripts/gen-capo-crds.ts (npm run gen:crds). Do not edit.\n';
+const HEADER = '# Generated from src/capo/api by scripts/gen-crds.ts (npm run gen:crds). Do not edit.\n';
 
 export type { CrdFile };
 

@@ -9,13 +9,7 @@
  * CAPO instance acts on, and ignoring them would act on objects another instance owns.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import {
-  buildCapo,
-  CAPO_DEFAULTS,
-  CAPO_LEASE_NAME,
-  listenAddress,
-  type CapoOptions,
-} from '../../capo/cmd.ts';
+import { buildCapo, CAPO_DEFAULTS, CAPO_LEASE_NAME, type CapoOptions } from '../../capo/cmd.ts';
 import { loadKubeConfig } from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
 import { acceptEveryFlag, Inputs } from '../inputs.ts';
@@ -25,6 +19,7 @@ import {
   durationFlag,
   goBool,
   intFlag,
+  listenAddress,
   LOG_FLAGS,
   LOGS,
   seconds,

@@ -1,7 +1,7 @@
 /**
  * `shiftstack ccm-operator`: the operator that deploys every platform's cloud controller manager
  * (upstream's cluster-cloud-controller-manager-operator). Each subcommand configures itself in its
- * own function: `render` here.
+ * own function: `render` here, `run` in ccm-operator-run.ts.
  */
 import { Option, type Command } from 'commander';
 import { stringify } from 'yaml';
@@ -28,9 +28,11 @@ import {
 import { closest, loadConfigFile, UsageError } from '../../lib/config.ts';
 import type { CliContext } from '../context.ts';
 import { acceptEveryFlag, Inputs } from '../inputs.ts';
+import { configureRun } from './ccm-operator-run.ts';
 
 /** `shiftstack ccm-operator`'s subcommands, on the command main.ts made (name and description). */
 export function configureCcmOperator(command: Command, ctx: CliContext): void {
+  configureRun(command, ctx);
   configureRender(command, ctx);
 }
 

@@ -34,6 +34,12 @@ export interface ControllerHost {
 
 export interface SourceOptions<T> {
   predicates?: Predicate<T>[];
+  /**
+   * Watch one namespace only, with an informer of its own: a controller that reads a kind in a
+   * few namespaces (ConfigMaps in openshift-config) needs no cluster-wide list and watch. Read
+   * what it caches with `client.get(type, key, { informer: { namespace } })`.
+   */
+  namespace?: string;
   /** Server-side filters of this source's informer (a separate informer from the unfiltered one). */
   labelSelector?: string;
   fieldSelector?: string;
@@ -52,6 +58,7 @@ interface Source {
   type: ResourceType;
   map: MapFunc<KubernetesObject>;
   predicates: Predicate<KubernetesObject>[];
+  namespace: string | undefined;
   labelSelector: string | undefined;
   fieldSelector: string | undefined;
   ownerIndex: boolean;
@@ -129,6 +136,7 @@ export class ControllerBuilder {
     this.built = true;
     const informers = sources.map((s) =>
       this.host.informers.informerFor(s.type, {
+        namespace: s.namespace,
         labelSelector: s.labelSelector,
         fieldSelector: s.fieldSelector,
         ...(s.ownerIndex ? { indexers: { [OWNER_UID_INDEX]: byOwnerUid } } : {}),
@@ -188,6 +196,7 @@ function source<U extends KubernetesObject>(
     type: type,
     map: map as MapFunc<KubernetesObject>,
     predicates: opts.predicates ?? [],
+    namespace: opts.namespace,
     labelSelector: opts.labelSelector,
     fieldSelector: opts.fieldSelector,
     ownerIndex,

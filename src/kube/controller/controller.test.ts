@@ -275,4 +275,38 @@ describe('controllers against the emulator', () => {
     await settled(mgr, c, kinds.Node, node);
     assert.deepEqual(since(mark), ['g1'], 'watches() maps a Node to its gadget');
   });
+
+  it('a namespaced source watches its namespace only, and the cached read of it starts no cluster-wide informer', async () => {
+    for (const name of ['scoped-a', 'scoped-b']) await client.create(kinds.Namespace, { metadata: { name } });
+    const mgr = new Manager({ name: 'test-scoped', kubeConfig: kubeConfigFrom(k.kubeconfigPath), qps: 0 });
+    const woke: string[] = [];
+    const c = mgr
+      .controller('scoped')
+      .watches(kinds.ConfigMap, (cm: V1ConfigMap) => [{ name: cm.metadata!.name! }], {
+        namespace: 'scoped-a',
+      })
+      .complete((req) => {
+        woke.push(req.name);
+        return Promise.resolve();
+      });
+    const ac = new AbortController();
+    const done = mgr.start(ac.signal);
+    running.push({ stop: async () => (ac.abort(), await done) });
+    await client.create(kinds.ConfigMap, configMap('in-b', 'scoped-b'));
+    const inA = await client.create(kinds.ConfigMap, configMap('in-a', 'scoped-a'));
+    const scope = { informer: { namespace: 'scoped-a' } };
+    await eventually(
+      async () =>
+        (await mgr.client.get(kinds.ConfigMap, { namespace: 'scoped-a', name: 'in-a' }, scope))?.metadata
+          ?.resourceVersion === inA.metadata?.resourceVersion && idle(c),
+      { what: 'in-a seen' },
+    );
+    assert.deepEqual(woke, ['in-a']);
+    assert.equal(
+      await mgr.client.get(kinds.ConfigMap, { namespace: 'scoped-b', name: 'in-b' }, scope),
+      undefined,
+    );
+    const configMapInformers = mgr.informers.all().filter((i) => i.type.kind === 'ConfigMap');
+    assert.equal(configMapInformers.length, 1, 'one informer, the namespaced one');
+  });
 });
