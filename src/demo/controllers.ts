@@ -7,7 +7,9 @@
  * - `shiftstack capo` (OpenStackCluster, OpenStackMachine, OpenStackServer) acting as Cluster API's
  *   core too, since no CAPI core controller runs here;
  * - the kubelets of the machines (kubelet.ts), on the demo's own manager, whose caches also feed
- *   the progress view and the scenario's waits (reading a cache costs the API server nothing).
+ *   the progress view and the scenario's waits (reading a cache costs the API server nothing);
+ * - when asked (`workloads`), the WorkloadRunner (workloads/), on the same manager: shiftstack's
+ *   own Deployments in the namespaces given run as child processes of this one.
  *
  * Every wait the controllers make on the cloud is scaled with the cloud's time scale, so the demo
  * keeps the rhythm a real cloud would have, only faster.
@@ -21,6 +23,11 @@ import { capoKinds } from '../capo/api/index.ts';
 import { buildCcm, CCM_DEFAULTS, type Ccm } from '../ccm/cmd.ts';
 import { registerKubelets, type Kubelets } from './kubelet.ts';
 import { buildDemoCapo, type DemoCapo } from './capo.ts';
+import {
+  registerWorkloadRunner,
+  type WorkloadRunner,
+  type WorkloadRunnerOptions,
+} from './workloads/runner.ts';
 import type { World } from './world.ts';
 
 export interface ControllersOptions {
@@ -29,6 +36,8 @@ export interface ControllersOptions {
   clusterName: string;
   /** False runs no capo (tests that play its part themselves). */
   capo?: boolean;
+  /** Run the Deployments of these namespaces that use these images (none when absent). */
+  workloads?: Pick<WorkloadRunnerOptions, 'namespaces' | 'images'>;
 }
 
 export interface Controllers {
@@ -38,6 +47,8 @@ export interface Controllers {
   /** The demo's own manager: kubelets, and caches for the progress view. */
   demo: Manager;
   kubelets: Kubelets;
+  /** Undefined unless asked for. */
+  workloads: WorkloadRunner | undefined;
   cloudConfPath: string;
   /** Stops every controller (graceful: in-flight reconciles finish). */
   stop(): Promise<void>;
@@ -113,6 +124,14 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     heartbeatMs: scaled(KUBELET_HEARTBEAT_MS, 200),
     pollMs: scaled(1_000, 20),
   });
+  const workloads = opts.workloads
+    ? registerWorkloadRunner(demo, {
+        ...opts.workloads,
+        kubeConfig: world.kubeConfig,
+        dir: join(world.dir, 'pods'),
+        timeScale: scale,
+      })
+    : undefined;
   // The progress view's and the scenario's view of the cluster.
   demo.informers.informerFor(capoKinds.Cluster);
   demo.informers.informerFor(capoKinds.OpenStackCluster);
@@ -130,6 +149,7 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     capo,
     demo,
     kubelets,
+    workloads,
     cloudConfPath,
     failed,
     async stop() {
