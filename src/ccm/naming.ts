@@ -46,6 +46,11 @@ export function legacyLoadBalancerName(uid: string): string {
   return `a${uid}`.replaceAll('-', '').slice(0, 32);
 }
 
+/** Whether a name is one legacyLoadBalancerName gives (a UID is hex: `a` and 31 hex digits). */
+export function isLegacyLoadBalancerName(name: string): boolean {
+  return /^a[0-9a-f]{31}$/.test(name);
+}
+
 export function listenerName(portIndex: number, lbName: string): string {
   return cut255(`${LISTENER_PREFIX}${portIndex}_${lbName}`);
 }

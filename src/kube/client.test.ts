@@ -42,6 +42,24 @@ describe('KubeClient against the emulator', () => {
     assert.equal(await ignoreNotFound(client.get(kinds.ConfigMap, { namespace: NS, name: 'a' })), undefined);
   });
 
+  it('creates a subresource: a ServiceAccount token the API server then accepts as that account', async () => {
+    await client.create(kinds.ServiceAccount, { metadata: { name: 'robot', namespace: NS } });
+    const answer = await client.createSubresource<{ status?: { token?: string } }>(
+      kinds.ServiceAccount,
+      { namespace: NS, name: 'robot' },
+      'token',
+      { apiVersion: 'authentication.k8s.io/v1', kind: 'TokenRequest', spec: { expirationSeconds: 3600 } },
+    );
+    const token = answer.status?.token;
+    assert.ok(token, 'a TokenRequest answers with a token');
+    const review = await k.req('POST', '/apis/authentication.k8s.io/v1/tokenreviews', {
+      apiVersion: 'authentication.k8s.io/v1',
+      kind: 'TokenReview',
+      spec: { token },
+    });
+    assert.equal(review.body.status.user.username, `system:serviceaccount:${NS}:robot`);
+  });
+
   it('turns a metav1.Status into a KubeApiError with code and reason', async () => {
     const err = await client
       .get(kinds.ConfigMap, { namespace: NS, name: 'missing' })

@@ -358,6 +358,26 @@ export class KubeClient {
     return this.writeObject('POST', path, type, obj, opts);
   }
 
+  /**
+   * POST to a subresource of an object and resolve to the answer, of the subresource's own kind:
+   * a ServiceAccount's `token` (TokenRequest), client-go's `SubResource(name).Create`.
+   */
+  async createSubresource<R>(
+    type: ResourceType,
+    key: ObjectKey,
+    subresource: string,
+    body: object,
+    opts: WriteOptions = {},
+  ): Promise<R> {
+    return (await this.request({
+      method: 'POST',
+      path: resourcePath(type, { ...key, subresource }),
+      query: this.writeQuery(opts),
+      body,
+      signal: opts.signal,
+    })) as R;
+  }
+
   /** PUT: fails with 409 Conflict when `metadata.resourceVersion` is not the latest. */
   async update<T extends KubernetesObject>(
     type: ResourceType<T>,

@@ -337,8 +337,9 @@ class ServiceReconciler {
       this.mgr.events.event(svc, 'Normal', FrameworkReason.EnsuringLoadBalancer, 'Ensuring load balancer');
     }
     progress.actions.push(...result.actions.map((a) => a.resource));
-    // Record the id as soon as one exists, as OCCM's deferred patcher does even on error.
-    if (result.loadBalancer)
+    // Record the id as soon as one exists, as OCCM's deferred patcher does even on error; once
+    // ready, with the address in the same patch (adopting many Services costs one write each).
+    if (result.loadBalancer && result.phase !== 'Ready')
       svc = await this.annotate(svc, { [Annotation.LoadBalancerId]: result.loadBalancer.id }, signal);
 
     switch (result.phase) {
@@ -367,7 +368,14 @@ class ServiceReconciler {
     ctx: ReconcileContext,
   ): Promise<Result> {
     const spec = sg.plan.spec;
-    svc = await this.annotate(svc, { [Annotation.LoadBalancerAddress]: result.address }, signal);
+    svc = await this.annotate(
+      svc,
+      {
+        [Annotation.LoadBalancerId]: result.loadBalancer.id,
+        [Annotation.LoadBalancerAddress]: result.address,
+      },
+      signal,
+    );
     // As OCCM's EnsureLoadBalancer: the status is written only once the security group is right too.
     const retryAfterMs = await this.syncSecurityGroup(svc, sg, progress, signal, ctx);
     const ingress = ingressFor(result.address, spec, this.config.loadBalancer);

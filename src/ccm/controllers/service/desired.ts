@@ -22,6 +22,7 @@ import { memberAddress } from '../../members.ts';
 import {
   FLOATING_IP_MARKER,
   floatingIpDescription,
+  isLegacyLoadBalancerName,
   legacyLoadBalancerName,
   listenerName,
   loadBalancerDescription,
@@ -80,6 +81,7 @@ export function serviceIdentity(
     name: loadBalancerName(clusterName, service.namespace, service.name),
     description: loadBalancerDescription(service.namespace, service.name, clusterName),
     sharedTagPrefix: SERVICE_PREFIX,
+    taglessOwner: isLegacyLoadBalancerName,
     maxShared: maxSharedLb,
     ...defined({
       legacyNames: service.uid ? [legacyLoadBalancerName(service.uid)] : undefined,

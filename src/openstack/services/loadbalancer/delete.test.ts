@@ -80,6 +80,34 @@ describe('load-balancer engine: removal and sharing', () => {
     assert.deepEqual(await census(), before);
   });
 
+  it('counts the untagged maker of a legacy-named load balancer when another identity joins it', async () => {
+    const before = await census();
+    const legacy = 'a00112233445566778899aabbccddeef';
+    const made0 = desiredLb(w, { name: 'in-tree', members: 1 });
+    const made = { ...made0, identity: { ...made0.identity, name: legacy, tagless: true } };
+    const a = ready((await converge(engine, made)).result);
+    assert.equal(a.loadBalancer.name, legacy);
+    assert.deepEqual(a.loadBalancer.tags ?? [], []);
+    const b0 = desiredLb(w, {
+      name: 'joiner',
+      members: 1,
+      ports: [{ protocol: 'TCP', port: 8080, nodePort: 31080 }],
+    });
+    const b: DesiredLoadBalancer = {
+      ...b0,
+      identity: {
+        ...b0.identity,
+        id: a.loadBalancer.id,
+        maxShared: 1,
+        taglessOwner: (n) => /^a[0-9a-f]{31}$/.test(n),
+      },
+    };
+    const limited = await engine.ensure(b);
+    assert.equal(limited.phase === 'Failed' && limited.reason, 'ShareLimit');
+    assert.equal((await teardown(engine, made)).result.phase, 'Deleted');
+    assert.deepEqual(await census(), before);
+  });
+
   it('shares one load balancer between two identities; the last one out deletes it', async () => {
     const before = await census();
     const a = desiredLb(w, { name: 'owner', members: 2 });

@@ -149,7 +149,9 @@ function shareRefusal(
       message: `an internal service cannot share load balancer ${lb.id}: its address is public to every sharer`,
     };
   const joined = (lb.tags ?? []).includes(identity.name);
-  const others = foreignTags(identity, lb.tags).length;
+  const tagged = foreignTags(identity, lb.tags).length;
+  // A maker known by its name alone (plan.ts leaves it untagged until someone shares it).
+  const others = tagged + (tagged === 0 && (identity.taglessOwner?.(lb.name) ?? false) ? 1 : 0);
   if (!joined && identity.maxShared !== undefined && others + 1 > identity.maxShared)
     return {
       reason: 'ShareLimit',

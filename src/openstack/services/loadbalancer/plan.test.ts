@@ -127,6 +127,35 @@ describe('planChanges', () => {
     assert.deepEqual(ops(desired(), current()), []);
   });
 
+  it('adopts a load balancer under its own legacy name without writing the ownership tag, unless others share it', () => {
+    // The in-tree provider's a<uid> names the Service it serves: a tag would only repeat that, at
+    // the price of a write (and a PENDING_UPDATE) per load balancer on every migration.
+    const legacy = 'a0123456789abcdef0123456789abcde';
+    const d = desired({ identity: { ...desired().identity, legacyNames: [legacy] } });
+    const untagged = (tags: string[]) => {
+      const s = current();
+      s.lb = { ...s.lb, name: legacy, tags };
+      return s;
+    };
+    const adopted = { ...ctx, adopted: true };
+    assert.deepEqual(
+      ops(d, untagged([]), adopted).filter((o) => o === 'updateLoadBalancer'),
+      [],
+    );
+    // Shared: the other identity counts who serves it by tags, so the owner says it is one of them.
+    assert.deepEqual(
+      ops(d, untagged(['kube_service_c_ns_other']), adopted).filter((o) => o === 'updateLoadBalancer'),
+      ['updateLoadBalancer'],
+    );
+    // Any other name found by a recorded id still gets the tag.
+    const s = current();
+    s.lb = { ...s.lb, name: 'made-by-hand', tags: [] };
+    assert.deepEqual(
+      ops(d, s, adopted).filter((o) => o === 'updateLoadBalancer'),
+      ['updateLoadBalancer'],
+    );
+  });
+
   it('leaves fields the caller does not manage alone', () => {
     const s = current();
     s.listeners[0]!.connection_limit = 5000;

@@ -30,6 +30,7 @@ import {
   poolFields,
   uniqueMembers,
 } from './build.ts';
+import { foreignTags } from './find.ts';
 import type { CurrentState } from './read.ts';
 import type {
   Action,
@@ -186,8 +187,13 @@ function planLoadBalancer(
   const body: Record<string, unknown> = {};
   const changed: string[] = [];
   const current = state.lb.tags ?? [];
+  // Under its own legacy name (the in-tree `a<uid>`), the name already says whose it is: no tag,
+  // so a migration writes nothing to load balancers that serve as they are. Once another identity
+  // shares it, the tag goes on, since sharers count who is served by tags.
+  const namedOurs =
+    (identity.legacyNames ?? []).includes(state.lb.name) && foreignTags(identity, current).length === 0;
   // Tags are only ever added: the other tags are the user's or other identities' (shared load balancers).
-  if (tags && !tags.every((t) => current.includes(t))) {
+  if (tags && !namedOurs && !tags.every((t) => current.includes(t))) {
     body.tags = [...new Set([...current, ...tags])];
     changed.push('tags');
   }

@@ -46,6 +46,12 @@ export interface LoadBalancerIdentity {
    */
   tagless?: boolean | undefined;
   /**
+   * Names that say by themselves which identity a load balancer serves (the in-tree provider's
+   * `a<uid>`), so that identity may have left it untagged: another identity joining such a load
+   * balancer counts that one among those it serves (max-shared-lb).
+   */
+  taglessOwner?: ((name: string) => boolean) | undefined;
+  /**
    * Tags starting with this prefix name other identities sharing the load balancer (`kube_service_`
    * for the CCM). Without it, nothing on a load balancer we own is taken for someone else's.
    */
