@@ -73,9 +73,14 @@ async function removeSteps(
   const whole = oursToDelete && foreignTags(identity, lb.tags).length === 0;
   if (whole) {
     if (desired.floatingIp && lb.vip_port_id) {
+      // Still under its legacy name, the load balancer is the in-tree provider's, which described
+      // none of its floating IPs and deleted its address with it: so does its heir, unless the
+      // Service named that address (the user's: detached only).
+      const inTree =
+        (identity.legacyNames ?? []).includes(lb.name) && desired.floatingIp.address === undefined;
+      const intent = inTree ? { ...desired.floatingIp, ownsUndescribed: true } : desired.floatingIp;
       const attached = await api.network.floatingIps.list({ port_id: lb.vip_port_id }, { signal }).all();
-      for (const fip of attached)
-        journal.actions.push(await releaseFloatingIp(api, fip, desired.floatingIp, options));
+      for (const fip of attached) journal.actions.push(await releaseFloatingIp(api, fip, intent, options));
     }
     // A load balancer in ERROR takes no child deletes: cascade is the only way, in any mode.
     const serial =

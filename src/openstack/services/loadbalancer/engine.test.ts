@@ -421,8 +421,31 @@ describe('load-balancer engine', () => {
       assert.equal(listener!.name, `listener_${name}_0`, 'children keep the names they were made with');
 
       w.sim.cloud.stats.reset();
-      ready(await engine.ensure({ ...adopting, identity: { ...adopting.identity, id: r.loadBalancer.id } }));
+      const byId = { ...adopting, identity: { ...adopting.identity, id: r.loadBalancer.id } };
+      ready(await engine.ensure(byId));
       assert.equal(total(writes(w.sim, 'octavia')), 0, 'steady state, found by id');
+
+      // The Service goes: its address goes with it, as the in-tree provider would have deleted it.
+      assert.equal((await teardown(engine, byId)).result.phase, 'Deleted');
+      const fips = await w.os.network.floatingIps.list({ floating_ip_address: r.address! }).all();
+      assert.deepEqual(fips, [], 'the in-tree floating IP is not left behind');
+    });
+
+    it('keeps an undescribed floating IP the Service named (loadBalancerIP) when it deletes an adopted load balancer', async () => {
+      const ccm = desired({ name: 'named-ip', members: 1 });
+      const name = 'a0123456789abcdef0123456789abcd0';
+      const made = ready((await converge(engine, legacy(ccm, name))).result);
+      const adopting = {
+        ...ccm,
+        identity: { ...ccm.identity, legacyNames: [name] },
+        floatingIp: { ...ccm.floatingIp!, address: made.address! },
+      };
+      ready((await converge(engine, adopting)).result);
+      assert.equal((await teardown(engine, adopting)).result.phase, 'Deleted');
+      const [fip] = await w.os.network.floatingIps.list({ floating_ip_address: made.address! }).all();
+      assert.ok(fip, 'the address the Service named stays');
+      assert.equal(fip.port_id, null, 'detached');
+      await w.os.network.floatingIps.delete(fip.id);
     });
 
     it('going back: found by the id the other recorded under a name it recognises, adopted without a write, and removed with its floating IP', async () => {
