@@ -21,7 +21,6 @@ import {
   type KubeControllerManager,
 } from '../ccm-operator/api/index.ts';
 import { OPENSTACK_CCM_NAME } from '../ccm-operator/operands/openstack.ts';
-import type { Controllers } from './controllers.ts';
 import { sendKubeControllerManagerExternal } from './openshift.ts';
 import { seconds } from './progress.ts';
 import type { ScenarioOptions, Step } from './scenario.ts';
@@ -29,7 +28,7 @@ import { lbMembers, mustHave, until } from './waits.ts';
 
 export const UDP_SERVICE = { namespace: 'default', name: 'demo-dns' } as const;
 export const LB_ID_ANNOTATION = 'loadbalancer.openstack.org/load-balancer-id';
-const KCM_CALLER = 'shiftstack-kube-controller-manager';
+export const KCM_CALLER = 'shiftstack-kube-controller-manager';
 const CCM_CALLER = 'shiftstack-ccm';
 
 /** What the handover steps read from the steps before them and leave to the ones after. */
@@ -78,7 +77,8 @@ export function handoverSteps(opts: ScenarioOptions, state: HandoverState): Step
           throw new Error('the operator deployed a CCM while the in-tree provider owns the loops');
         const owner = co.status?.conditions?.find((c) => c.type === Conditions.CloudControllerOwner);
         return (
-          `ClusterOperator ${CLUSTER_OPERATOR_NAME} Available, CloudControllerOwner=${owner?.status ?? 'unset'}; ` +
+          `ClusterOperator ${CLUSTER_OPERATOR_NAME} Available with CloudControllerOwner=${owner?.status ?? 'unset'} ` +
+          '(KubeControllerManager cluster says True); ' +
           `nothing deployed in ${MANAGED_NAMESPACE}`
         );
       },

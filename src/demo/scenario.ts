@@ -32,14 +32,14 @@ import {
 import { seconds, type Progress } from './progress.ts';
 import type { World } from './world.ts';
 import { legacyLoadBalancerName } from '../ccm/naming.ts';
-import { handoverSteps, LB_ID_ANNOTATION, UDP_SERVICE, type HandoverState } from './handover.ts';
+import { handoverSteps, KCM_CALLER, LB_ID_ANNOTATION, UDP_SERVICE, type HandoverState } from './handover.ts';
 import {
   deleteIgnoringMissing,
   lbIdByName,
   lbMembers,
   membersPuts,
   mustHave,
-  octaviaWrites,
+  octaviaWritesBy,
   openstackCalls,
   until,
 } from './waits.ts';
@@ -216,6 +216,7 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
         : `create Service ${SERVICE.namespace}/${SERVICE.name} of type LoadBalancer and wait for its external IP`,
       budgetMs: inTree ? 180_000 : 90_000,
       async run(signal) {
+        const since = world.sim.cloud.stats.requests(0, { service: 'none' }).last;
         await api.create(
           kinds.Service,
           {
@@ -240,7 +241,7 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
           ? lbIdByName(world, legacyLoadBalancerName(svc.metadata?.uid ?? ''))
           : svc.metadata?.annotations?.[LB_ID_ANNOTATION];
         const lb = state.loadBalancerId ? lbMembers(world, state.loadBalancerId) : undefined;
-        const writes = inTree ? ` in ${octaviaWrites(world)} Octavia writes` : '';
+        const writes = inTree ? ` in ${octaviaWritesBy(world, KCM_CALLER, since)} Octavia writes` : '';
         return (
           `Service ${SERVICE.name}: external IP ${state.externalIP}` +
           (lb

@@ -83,10 +83,9 @@ export function lbIdByName(world: World, name: string): string | undefined {
   return snap.octavia?.loadbalancers?.find((l) => l.name === name)?.id;
 }
 
-/** Octavia's writes served since the counters were last reset. */
-export function octaviaWrites(world: World): number {
-  const ops = world.sim.cloud.stats.snapshot().services['octavia']?.operations ?? {};
-  return Object.entries(ops)
-    .filter(([op]) => /^(POST|PUT|PATCH|DELETE) /.test(op))
-    .reduce((n, [, s]) => n + s.count, 0);
+/** Octavia's writes after the journal's `since` whose User-Agent names `caller`. */
+export function octaviaWritesBy(world: World, caller: string, since: number): number {
+  return world.sim.cloud.stats
+    .requests(since, { writes: true, service: 'octavia' })
+    .requests.filter((r) => r.caller.includes(caller)).length;
 }
