@@ -1,15 +1,22 @@
 /**
  * The controllers the demo runs in its own process, each reaching the emulators the way a
- * deployment reaches a cluster and a cloud (a kubeconfig; a cloud.conf or an identity Secret):
+ * deployment reaches a cluster and a cloud (a kubeconfig; a cloud.conf, a clouds.yaml Secret or an
+ * identity Secret). The cluster's cloud loops run one of two ways (`cloudLoops`):
  *
- * - `shiftstack ccm` (cloud-node, cloud-node-lifecycle, service) with a cloud.conf for the demo
- *   project and the external network as the floating network;
- * - `shiftstack capo` (OpenStackCluster, OpenStackMachine, OpenStackServer) acting as Cluster API's
- *   core too, since no CAPI core controller runs here;
- * - the kubelets of the machines (kubelet.ts), on the demo's own manager, whose caches also feed
- *   the progress view and the scenario's waits (reading a cache costs the API server nothing);
- * - when asked (`workloads`), the WorkloadRunner (workloads/), on the same manager: shiftstack's
- *   own Deployments in the namespaces given run as child processes of this one.
+ * - `in-tree` (`shiftstack up`): the cluster starts as clusters did before 1.26, on
+ *   kube-controller-manager's in-tree OpenStack provider (the stand-in in src/demo/intree, its
+ *   kubelets setting their own providerID and addresses), with `shiftstack ccm-operator` installed on
+ *   OpenShift's configuration (openshift.ts). The operator deploys nothing until kube-controller-manager
+ *   hands over the loops; then it deploys `shiftstack ccm` as the Deployment
+ *   `openstack-cloud-controller-manager`, which the workload runner (src/demo/workloads) runs as a
+ *   child process from the Deployment's own command line, config and ServiceAccount;
+ * - `ccm`: `shiftstack ccm` (cloud-node, cloud-node-lifecycle, service) in this process, with a
+ *   cloud.conf for the demo project and the external network as the floating network.
+ *
+ * Besides: `shiftstack capo` (OpenStackCluster, OpenStackMachine, OpenStackServer) acting as
+ * Cluster API's core too, since no CAPI core controller runs here; the kubelets of the machines
+ * (kubelet.ts), on the demo's own manager, whose caches also feed the progress view and the
+ * scenario's waits (reading a cache costs the API server nothing).
  *
  * Every wait the controllers make on the cloud is scaled with the cloud's time scale, so the demo
  * keeps the rhythm a real cloud would have, only faster.
@@ -21,13 +28,13 @@ import { createRegistry } from '../lib/metrics.ts';
 import { kinds, Manager } from '../kube/index.ts';
 import { capoKinds } from '../capo/api/index.ts';
 import { buildCcm, CCM_DEFAULTS, type Ccm } from '../ccm/cmd.ts';
+import { buildCcmOperator, CCM_OPERATOR_DEFAULTS, type CcmOperator } from '../ccm-operator/cmd.ts';
+import { MANAGED_NAMESPACE, operatorKinds, OPERATOR_NAMESPACE } from '../ccm-operator/api/index.ts';
+import { buildInTreeKcm, KCM_DEFAULTS, type InTreeKcm } from './intree/kcm.ts';
 import { registerKubelets, type Kubelets } from './kubelet.ts';
+import { installOpenShiftConfig, SHIFTSTACK_IMAGE } from './openshift.ts';
+import { registerWorkloadRunner, type WorkloadRunner } from './workloads/runner.ts';
 import { buildDemoCapo, type DemoCapo } from './capo.ts';
-import {
-  registerWorkloadRunner,
-  type WorkloadRunner,
-  type WorkloadRunnerOptions,
-} from './workloads/runner.ts';
 import type { World } from './world.ts';
 
 export interface ControllersOptions {
@@ -36,24 +43,31 @@ export interface ControllersOptions {
   clusterName: string;
   /** False runs no capo (tests that play its part themselves). */
   capo?: boolean;
-  /** Run the Deployments of these namespaces that use these images (none when absent). */
-  workloads?: Pick<WorkloadRunnerOptions, 'namespaces' | 'images'>;
+  /** Who runs the cloud loops (see above); `ccm` by default. */
+  cloudLoops?: 'ccm' | 'in-tree';
 }
 
 export interface Controllers {
-  ccm: Ccm;
+  /** The in-process ccm (`cloudLoops: 'ccm'`). */
+  ccm: Ccm | undefined;
+  /** The in-tree provider's stand-in, the operator and the runner of its operands (`cloudLoops: 'in-tree'`). */
+  migration: Migration | undefined;
   /** Undefined only when asked for none. */
   capo: DemoCapo | undefined;
   /** The demo's own manager: kubelets, and caches for the progress view. */
   demo: Manager;
   kubelets: Kubelets;
-  /** Undefined unless asked for. */
-  workloads: WorkloadRunner | undefined;
   cloudConfPath: string;
   /** Stops every controller (graceful: in-flight reconciles finish). */
   stop(): Promise<void>;
   /** Rejects when a controller manager fails. */
   failed: Promise<never>;
+}
+
+export interface Migration {
+  kcm: InTreeKcm;
+  operator: CcmOperator;
+  workloads: WorkloadRunner;
 }
 
 /** kubelet's `--node-status-update-frequency`. */
@@ -88,24 +102,11 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     { mode: 0o600 },
   );
 
-  const ccm = await buildCcm(
-    {
-      ...CCM_DEFAULTS,
-      cloudConfig: cloudConfPath,
-      clusterName: opts.clusterName,
-      leaderElect: false,
-      securePort: 0,
-      nodeMonitorPeriodMs: scaled(CCM_DEFAULTS.nodeMonitorPeriodMs),
-    },
-    {
-      log: opts.log.child({ component: 'ccm' }),
-      kubeConfig: world.kubeConfig,
-      registry: createRegistry({ defaultMetrics: false }),
-      loadContext: { env: {}, homedir: world.dir, cwd: world.dir },
-      serviceBackoff: { initialMs: scaled(1_000), maxMs: scaled(10_000) },
-      serviceRetry: { minMs: scaled(5_000), maxMs: scaled(300_000) },
-    },
-  );
+  const inTree = opts.cloudLoops === 'in-tree';
+  const ccm = inTree ? undefined : await inProcessCcm(world, opts, cloudConfPath, scaled);
+  const migration = inTree
+    ? await migrationSide(world, opts, cloudConfPath, external?.id, scaled)
+    : undefined;
 
   const capo =
     opts.capo === false
@@ -123,13 +124,16 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     host: (id) => world.host(id),
     heartbeatMs: scaled(KUBELET_HEARTBEAT_MS, 200),
     pollMs: scaled(1_000, 20),
+    cloudProvider: inTree ? 'openstack' : 'external',
   });
-  const workloads = opts.workloads
+  const workloads = inTree
     ? registerWorkloadRunner(demo, {
-        ...opts.workloads,
+        namespaces: [MANAGED_NAMESPACE],
+        images: [SHIFTSTACK_IMAGE],
         kubeConfig: world.kubeConfig,
         dir: join(world.dir, 'pods'),
-        timeScale: scale,
+        timeScale: Math.max(scale, 0.05),
+        log: opts.log.child({ component: 'workloads' }),
       })
     : undefined;
   // The progress view's and the scenario's view of the cluster.
@@ -139,17 +143,26 @@ export async function startControllers(world: World, opts: ControllersOptions): 
   demo.informers.informerFor(capoKinds.OpenStackMachine);
   demo.informers.informerFor(kinds.Node);
   demo.informers.informerFor(kinds.Service);
+  if (inTree) {
+    demo.informers.informerFor(kinds.Deployment);
+    demo.informers.informerFor(operatorKinds.ClusterOperator);
+    demo.informers.informerFor(operatorKinds.KubeControllerManager);
+  }
 
-  watch('ccm', ccm.run(stopper.signal));
+  if (ccm) watch('ccm', ccm.run(stopper.signal));
+  if (migration) {
+    watch('the in-tree kube-controller-manager', migration.kcm.run(stopper.signal));
+    watch('ccm-operator', migration.operator.run(stopper.signal));
+  }
   if (capo) watch('capo', capo.run(stopper.signal));
   watch('the demo kubelets', demo.start(stopper.signal));
 
   return {
     ccm,
+    migration: migration && workloads ? { ...migration, workloads } : undefined,
     capo,
     demo,
     kubelets,
-    workloads,
     cloudConfPath,
     failed,
     async stop() {
@@ -157,4 +170,84 @@ export async function startControllers(world: World, opts: ControllersOptions): 
       await Promise.all(runs);
     },
   };
+}
+
+type Scaled = (ms: number, floor?: number) => number;
+
+async function inProcessCcm(
+  world: World,
+  opts: ControllersOptions,
+  cloudConfPath: string,
+  scaled: Scaled,
+): Promise<Ccm> {
+  return buildCcm(
+    {
+      ...CCM_DEFAULTS,
+      cloudConfig: cloudConfPath,
+      clusterName: opts.clusterName,
+      leaderElect: false,
+      securePort: 0,
+      nodeMonitorPeriodMs: scaled(CCM_DEFAULTS.nodeMonitorPeriodMs),
+    },
+    {
+      log: opts.log.child({ component: 'ccm' }),
+      kubeConfig: world.kubeConfig,
+      registry: createRegistry({ defaultMetrics: false }),
+      loadContext: { env: {}, homedir: world.dir, cwd: world.dir },
+      serviceBackoff: { initialMs: scaled(1_000), maxMs: scaled(10_000) },
+      serviceRetry: { minMs: scaled(5_000), maxMs: scaled(300_000) },
+    },
+  );
+}
+
+/**
+ * The in-tree side and the operator: kube-controller-manager's cloud loops on the cloud.conf the
+ * in-tree provider read (credentials inline), and `shiftstack ccm-operator` on OpenShift's
+ * configuration, which the installer's part writes first.
+ */
+async function migrationSide(
+  world: World,
+  opts: ControllersOptions,
+  cloudConfPath: string,
+  floatingNetworkId: string | undefined,
+  scaled: Scaled,
+): Promise<Omit<Migration, 'workloads'>> {
+  await installOpenShiftConfig(world.api, {
+    infrastructureName: opts.clusterName,
+    floatingNetworkId,
+    cloudsYaml: (cloud) => world.cloudsYaml(cloud),
+  });
+  const kcm = await buildInTreeKcm(
+    {
+      ...KCM_DEFAULTS,
+      cloudProvider: 'openstack',
+      cloudConfig: cloudConfPath,
+      leaderElect: false,
+      nodeMonitorPeriodMs: scaled(KCM_DEFAULTS.nodeMonitorPeriodMs),
+      timeScale: world.timeScale,
+    },
+    {
+      log: opts.log.child({ component: 'kube-controller-manager' }),
+      kubeConfig: world.kubeConfig,
+      registry: createRegistry({ defaultMetrics: false }),
+      loadContext: { env: {}, homedir: world.dir, cwd: world.dir },
+    },
+  );
+  const operator = buildCcmOperator(
+    {
+      ...CCM_OPERATOR_DEFAULTS,
+      leaderElect: false,
+      operatorNamespace: OPERATOR_NAMESPACE,
+      // Node's own CA certificates: the emulators serve plain HTTP, and the demo has no system bundle.
+      systemTrustBundle: 'node',
+      health: undefined,
+      metrics: undefined,
+    },
+    {
+      log: opts.log.child({ component: 'ccm-operator' }),
+      kubeConfig: world.kubeConfig,
+      registry: createRegistry({ defaultMetrics: false }),
+    },
+  );
+  return { kcm, operator };
 }

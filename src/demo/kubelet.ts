@@ -89,9 +89,17 @@ export class Kubelets {
   private readonly nodes = new Map<string, string>();
   private readonly beats = new Map<string, number>();
 
+  private cloudProvider: 'external' | 'openstack';
+
   constructor(mgr: Manager, opts: KubeletOptions) {
     this.mgr = mgr;
     this.opts = opts;
+    this.cloudProvider = opts.cloudProvider ?? 'external';
+  }
+
+  /** The kubelets restarted with another `--cloud-provider`: Nodes registered from now on follow it. */
+  setCloudProvider(provider: 'external' | 'openstack'): void {
+    this.cloudProvider = provider;
   }
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
@@ -147,7 +155,7 @@ export class Kubelets {
     signal: AbortSignal,
   ): Promise<void> {
     const now = metaTime(Date.now());
-    const inTree = this.opts.cloudProvider === 'openstack';
+    const inTree = this.cloudProvider === 'openstack';
     const controlPlane = osm.metadata?.labels?.[CONTROL_PLANE_LABEL] !== undefined;
     const version = await this.kubeletVersion(osm, signal);
     const node: V1Node = {

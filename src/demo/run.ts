@@ -42,7 +42,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
 
   say(
     `shiftstack up: the OpenStack emulator (realistic profile, time scale ${opts.timeScale}) and the ` +
-      'Kubernetes emulator, with ccm, capo and the machines’ kubelets in this process',
+      'Kubernetes emulator; capo, the in-tree provider, ccm-operator and the machines’ kubelets in this process',
   );
   const world = await startWorld({
     timeScale: opts.timeScale,
@@ -53,7 +53,11 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
   });
   let controllers: Controllers | undefined;
   try {
-    controllers = await startControllers(world, { log: opts.log, clusterName: CLUSTER_NAME });
+    controllers = await startControllers(world, {
+      log: opts.log,
+      clusterName: CLUSTER_NAME,
+      cloudLoops: 'in-tree',
+    });
     for (const line of whereToLook(world, controllers)) say(line);
     const view = observer(world, controllers.demo);
     progress.start(() => view.state());
@@ -101,8 +105,15 @@ function interruptedText(step: string, once: boolean, took: string): string {
 function whereToLook(world: World, controllers: Controllers): string[] {
   const kubeconfig = world.kube.kubeconfigPath;
   const clouds = world.sim.cloudsYamlPath;
+  const m = controllers.migration;
   const running = [
-    `ccm (${controllers.ccm.controllers.run.join(', ')})`,
+    ...(controllers.ccm ? [`ccm (${controllers.ccm.controllers.run.join(', ')})`] : []),
+    ...(m
+      ? [
+          `the in-tree provider's stand-in (kube-controller-manager: ${m.kcm.controllers.join(', ')})`,
+          'ccm-operator (its ccm runs as a Deployment, a child process of this one)',
+        ]
+      : []),
     controllers.capo
       ? 'capo (openstackcluster, openstackmachine, openstackserver)'
       : 'no capo (not built yet)',
@@ -115,5 +126,11 @@ function whereToLook(world: World, controllers: Controllers): string[] {
     `  look:        kubectl --kubeconfig ${kubeconfig} get clusters,machines,openstackmachines,nodes,services -A`,
     `               OS_CLIENT_CONFIG_FILE=${clouds} openstack --os-cloud ${DEMO_CLOUD} server list`,
     `               kubectl --kubeconfig ${kubeconfig} get service ${SERVICE.name} -o wide`,
+    ...(m
+      ? [
+          `               kubectl --kubeconfig ${kubeconfig} get clusteroperator cloud-controller-manager -o yaml`,
+          `               kubectl --kubeconfig ${kubeconfig} -n openshift-cloud-controller-manager get deployments,configmaps`,
+        ]
+      : []),
   ];
 }

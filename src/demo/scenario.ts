@@ -31,11 +31,21 @@ import {
 } from './manifest.ts';
 import { seconds, type Progress } from './progress.ts';
 import type { World } from './world.ts';
+import { legacyLoadBalancerName } from '../ccm/naming.ts';
+import { handoverSteps, KCM_CALLER, LB_ID_ANNOTATION, UDP_SERVICE, type HandoverState } from './handover.ts';
+import {
+  deleteIgnoringMissing,
+  lbIdByName,
+  lbMembers,
+  membersPuts,
+  mustHave,
+  octaviaWritesBy,
+  openstackCalls,
+  until,
+} from './waits.ts';
 
 export const KEY_NAME = 'capo-demo';
 export const SERVICE = { namespace: 'default', name: 'demo-web' } as const;
-const MEMBERS_PUT = 'PUT /v2/lbaas/pools/{pool_id}/members';
-const LB_ID_ANNOTATION = 'loadbalancer.openstack.org/load-balancer-id';
 /** Slack on every step's budget for a loaded machine (the budgets themselves scale with the cloud). */
 const SLACK_MS = 60_000;
 
@@ -66,16 +76,14 @@ export interface ScenarioResult {
 }
 
 /** The objects the scenario made and read back, shared between steps. */
-interface State {
+interface State extends HandoverState {
   manifest?: ClusterManifest;
   census?: Census;
-  loadBalancerId?: string;
-  externalIP?: string;
   openstackCalls?: Record<string, number>;
 }
 
 export async function runScenario(opts: ScenarioOptions): Promise<ScenarioResult> {
-  const state: State = {};
+  const state: State = { service: SERVICE };
   const steps = buildSteps(opts, state);
   const result: ScenarioResult = { ok: true, failures: [] };
   const { progress, world, controllers } = opts;
@@ -118,6 +126,7 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
   const cached = <T extends KubernetesObject>(type: ResourceType<T>): T[] =>
     demo.informers.informerFor(type).list();
 
+  const inTree = controllers.migration !== undefined;
   const steps: Step[] = [
     {
       name: `user set-up: key pair ${KEY_NAME} in the demo project; census of the cloud`,
@@ -168,7 +177,9 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
       },
     },
     {
-      name: 'create the machines; each Node registers as its server turns ACTIVE and the ccm initializes it',
+      name: inTree
+        ? 'create the machines; each Node registers as its server turns ACTIVE, its kubelet (--cloud-provider=openstack) setting providerID and addresses'
+        : 'create the machines; each Node registers as its server turns ACTIVE and the ccm initializes it',
       budgetMs: 120_000,
       async run(signal) {
         const m = mustHave(state.manifest, 'the cluster step did not run');
@@ -195,14 +206,17 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
         });
         return (
           `${total} machines running (${controlPlane} control plane, ${workers} workers), ` +
-          `${total} nodes initialized by the ccm`
+          `${total} nodes initialized by ${inTree ? 'their kubelets (in-tree provider)' : 'the ccm'}`
         );
       },
     },
     {
-      name: `create Service ${SERVICE.namespace}/${SERVICE.name} of type LoadBalancer and wait for its external IP`,
-      budgetMs: 90_000,
+      name: inTree
+        ? `create Service ${SERVICE.namespace}/${SERVICE.name} of type LoadBalancer; the in-tree provider builds its load balancer call by call`
+        : `create Service ${SERVICE.namespace}/${SERVICE.name} of type LoadBalancer and wait for its external IP`,
+      budgetMs: inTree ? 180_000 : 90_000,
       async run(signal) {
+        const since = world.sim.cloud.stats.requests(0, { service: 'none' }).last;
         await api.create(
           kinds.Service,
           {
@@ -222,11 +236,17 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
           return s?.status?.loadBalancer?.ingress?.[0]?.ip ? s : undefined;
         });
         state.externalIP = svc.status!.loadBalancer!.ingress![0]!.ip!;
-        state.loadBalancerId = svc.metadata?.annotations?.[LB_ID_ANNOTATION];
+        // The in-tree provider records no id: its load balancer is found by its legacy name.
+        state.loadBalancerId = inTree
+          ? lbIdByName(world, legacyLoadBalancerName(svc.metadata?.uid ?? ''))
+          : svc.metadata?.annotations?.[LB_ID_ANNOTATION];
         const lb = state.loadBalancerId ? lbMembers(world, state.loadBalancerId) : undefined;
+        const writes = inTree ? ` in ${octaviaWritesBy(world, KCM_CALLER, since)} Octavia writes` : '';
         return (
           `Service ${SERVICE.name}: external IP ${state.externalIP}` +
-          (lb ? ` (load balancer ${lb.name}, ${lb.pools.map((p) => `${p.members} members`).join(', ')})` : '')
+          (lb
+            ? ` (load balancer ${lb.name}${writes}, ${lb.pools.map((p) => `${p.members} members`).join(', ')})`
+            : '')
         );
       },
     },
@@ -235,46 +255,56 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
       budgetMs: 90_000,
       async run(signal) {
         const m = mustHave(state.manifest, 'the cluster step did not run');
-        const lbId = mustHave(state.loadBalancerId, 'the Service has no load balancer id');
-        const before = lbMembers(world, lbId);
+        const lbIds = [
+          mustHave(state.loadBalancerId, 'the Service has no load balancer id'),
+          ...(state.udpLoadBalancerId ? [state.udpLoadBalancerId] : []),
+        ];
+        const want = new Map(lbIds.map((id) => [id, (lbMembers(world, id)?.pools[0]?.members ?? 0) + 1]));
         const putsBefore = membersPuts(world);
         const objects = anotherWorker(m);
         const name = objects[0]!.metadata!.name!;
         await applyObjects(api, objects, signal);
-        const want = (before?.pools[0]?.members ?? 0) + 1;
+        const wanted = [...new Set(want.values())].join(' or ');
         await until(
           signal,
-          `node ${name} initialized, its Machine running, ${want} members in every pool`,
+          `node ${name} initialized, its Machine running, ${wanted} members in every pool`,
           () => {
             const node = cached(kinds.Node).find((n) => n.metadata?.name === name);
             const machine = cached<Machine>(capoKinds.Machine).find((x) => x.metadata?.name === name);
-            const lb = lbMembers(world, lbId);
             return (
               node &&
               initialized(node) &&
               machine &&
               machineRunning(machine) &&
-              lb?.status === 'ACTIVE' &&
-              lb.pools.length > 0 &&
-              lb.pools.every((p) => p.members === want)
+              lbIds.every((id) => {
+                const lb = lbMembers(world, id);
+                return (
+                  lb?.status === 'ACTIVE' &&
+                  lb.pools.length > 0 &&
+                  lb.pools.every((p) => p.members === want.get(id))
+                );
+              })
             );
           },
         );
-        const after = lbMembers(world, lbId)!;
+        const pools = lbIds.reduce((n, id) => n + (lbMembers(world, id)?.pools.length ?? 0), 0);
         const puts = membersPuts(world) - putsBefore;
-        const pools = after.pools.length;
         if (puts !== pools) {
           throw new Error(`expected one batch member PUT per pool (${pools}), saw ${puts}`);
         }
+        const lbs =
+          lbIds.length === 1 ? "the Service's load balancer" : `the ${lbIds.length} Services' load balancers`;
         return (
-          `node ${name} initialized; the Service's load balancer got ${puts} batch member PUT ` +
-          `for ${pools} pool${pools === 1 ? '' : 's'} (one per pool), ${want} members now`
+          `node ${name} initialized by the ccm; ${lbs} got ${puts} batch member PUT${puts === 1 ? '' : 's'} ` +
+          `for ${pools} pool${pools === 1 ? '' : 's'} (one per pool), ${wanted} members now`
         );
       },
     },
   ];
-  if (!opts.once) return steps;
-  return [...steps, ...teardown(opts, state, cached)];
+  const [beforeScale, scale] = [steps.slice(0, -1), steps.slice(-1)];
+  const all = inTree ? [...beforeScale, ...handoverSteps(opts, state), ...scale] : steps;
+  if (!opts.once) return all;
+  return [...all, ...teardown(opts, state, cached)];
 }
 
 function teardown(
@@ -286,26 +316,29 @@ function teardown(
   const api = world.api;
   return [
     {
-      name: `teardown: delete Service ${SERVICE.name} (the ccm deletes its load balancer and floating IP)`,
+      name: `teardown: delete the Services (the ccm deletes their load balancers and floating IPs)`,
       budgetMs: 60_000,
       always: true,
       async run(signal) {
-        await deleteIgnoringMissing(() => api.delete(kinds.Service, SERVICE, { signal }));
-        await until(
-          signal,
-          `Service ${SERVICE.name} gone`,
-          async () => {
-            try {
-              await api.get(kinds.Service, SERVICE, { signal });
-              return false;
-            } catch (err) {
-              if (isNotFound(err)) return true;
-              throw err;
-            }
-          },
-          100,
-        );
-        return `Service ${SERVICE.name} deleted`;
+        const services = [SERVICE, UDP_SERVICE];
+        for (const s of services) await deleteIgnoringMissing(() => api.delete(kinds.Service, s, { signal }));
+        for (const s of services) {
+          await until(
+            signal,
+            `Service ${s.name} gone`,
+            async () => {
+              try {
+                await api.get(kinds.Service, s, { signal });
+                return false;
+              } catch (err) {
+                if (isNotFound(err)) return true;
+                throw err;
+              }
+            },
+            100,
+          );
+        }
+        return `Services ${services.map((s) => s.name).join(' and ')} deleted`;
       },
     },
     {
@@ -362,24 +395,6 @@ function teardown(
   ];
 }
 
-/** Polls `check` (the caches, or a cheap read) until it gives a value; the step's signal bounds it. */
-async function until<T>(
-  signal: AbortSignal,
-  what: string,
-  check: () => T | undefined | false | null | Promise<T | undefined | false | null>,
-  intervalMs = 50,
-): Promise<T> {
-  for (;;) {
-    const v = await check();
-    if (v) return v;
-    if (signal.aborted) throw new Error(`still waiting for ${what}`);
-    await new Promise<void>((resolve) => {
-      const t = setTimeout(resolve, intervalMs);
-      signal.addEventListener('abort', () => (clearTimeout(t), resolve()), { once: true });
-    });
-  }
-}
-
 function initialized(n: { spec?: { taints?: { key: string }[]; providerID?: string } }): boolean {
   return !(n.spec?.taints ?? []).some((t) => t.key === TAINT_UNINITIALIZED) && Boolean(n.spec?.providerID);
 }
@@ -387,11 +402,6 @@ function initialized(n: { spec?: { taints?: { key: string }[]; providerID?: stri
 /** Running as Cluster API core says it (here capo acting as it): its Node found by providerID. */
 function machineRunning(m: Machine): boolean {
   return m.status?.phase === 'Running' && Boolean(m.status.nodeRef?.name);
-}
-
-function mustHave<T>(v: T | undefined, why: string): T {
-  if (v === undefined) throw new Error(why);
-  return v;
 }
 
 async function ensureNamespace(world: World, name: string, signal: AbortSignal): Promise<void> {
@@ -406,14 +416,6 @@ async function ensureNamespace(world: World, name: string, signal: AbortSignal):
   }
 }
 
-async function deleteIgnoringMissing(fn: () => Promise<unknown>): Promise<void> {
-  try {
-    await fn();
-  } catch (err) {
-    if (!isNotFound(err) && (err as { status?: number }).status !== 404) throw err;
-  }
-}
-
 function deleteObject<T extends KubernetesObject>(
   api: World['api'],
   type: ResourceType<T>,
@@ -423,41 +425,4 @@ function deleteObject<T extends KubernetesObject>(
   return deleteIgnoringMissing(() =>
     api.delete(type, { namespace: o.metadata?.namespace, name: o.metadata?.name ?? '' }, { signal }),
   );
-}
-
-function openstackCalls(world: World): Record<string, number> {
-  const out: Record<string, number> = {};
-  for (const [name, s] of Object.entries(world.sim.cloud.stats.snapshot().services)) out[name] = s.count;
-  return out;
-}
-
-/** The octavia batch member updates served so far. */
-function membersPuts(world: World): number {
-  return world.sim.cloud.stats.count('octavia', MEMBERS_PUT);
-}
-
-/** A load balancer's status and members per pool, read from the emulator in this process. */
-function lbMembers(
-  world: World,
-  lbId: string,
-): { name: string; status: string; pools: { id: string; members: number }[] } | undefined {
-  const snap = world.sim.cloud.snapshot() as {
-    octavia?: {
-      loadbalancers?: { id: string; name: string; provisioning_status: string }[];
-      pools?: { id: string; loadbalancer_id: string }[];
-      members?: { id: string; pool_id: string }[];
-    };
-  };
-  const o = snap.octavia;
-  const lb = o?.loadbalancers?.find((l) => l.id === lbId);
-  if (!lb) return undefined;
-  const pools = (o?.pools ?? []).filter((p) => p.loadbalancer_id === lbId);
-  return {
-    name: lb.name,
-    status: lb.provisioning_status,
-    pools: pools.map((p) => ({
-      id: p.id,
-      members: (o?.members ?? []).filter((m) => m.pool_id === p.id).length,
-    })),
-  };
 }

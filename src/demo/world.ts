@@ -9,7 +9,13 @@ import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import { parse as parseYaml } from 'yaml';
 import type { Logger } from '../lib/log.ts';
-import { isAlreadyExists, kinds, KubeClient, type KubernetesObject } from '../kube/index.ts';
+import {
+  isAlreadyExists,
+  kinds,
+  KubeClient,
+  type KubernetesObject,
+  type ResourceType,
+} from '../kube/index.ts';
 import { KubeConfig } from '@kubernetes/client-node';
 import { ALL_KINDS, crdFiles } from '../capo/api/index.ts';
 import { OpenStackClient } from '../openstack/client.ts';
@@ -101,7 +107,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       userAgent: 'shiftstack-demo',
       fieldManager: 'shiftstack-demo',
     });
-    await installCrds(api, opts.signal);
+    await installCrds(api, crdFiles(), ALL_KINDS, opts.signal);
 
     const running = kube;
     const cloud = sim.cloud;
@@ -149,9 +155,17 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
   }
 }
 
-/** `kubectl apply -f deploy/capo/crds/`, from the same source the files are generated from. */
-async function installCrds(api: KubeClient, signal: AbortSignal | undefined): Promise<void> {
-  for (const f of crdFiles()) {
+/**
+ * `kubectl apply -f` of CRD files generated from code (deploy/capo/crds, deploy/ccm-operator/crds),
+ * then a wait until the emulator's CRD controller serves each kind.
+ */
+export async function installCrds(
+  api: KubeClient,
+  files: readonly { text: string }[],
+  kindsServed: readonly { resource: ResourceType }[],
+  signal: AbortSignal | undefined,
+): Promise<void> {
+  for (const f of files) {
     const crd = parseYaml(f.text) as KubernetesObject;
     try {
       await api.create(kinds.CustomResourceDefinition, crd as never, { signal });
@@ -159,9 +173,8 @@ async function installCrds(api: KubeClient, signal: AbortSignal | undefined): Pr
       if (!isAlreadyExists(err)) throw err;
     }
   }
-  // Served once the emulator's CRD controller has established them.
   const deadline = Date.now() + 20_000;
-  for (const k of ALL_KINDS) {
+  for (const k of kindsServed) {
     for (;;) {
       try {
         await api.list(k.resource, { limit: 1, signal });

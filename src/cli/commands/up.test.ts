@@ -25,7 +25,7 @@ describe('shiftstack up', () => {
   before(async () => (dir = await mkdtemp(join(tmpdir(), 'shiftstack-up-'))));
   after(async () => rm(dir, { recursive: true, force: true }));
 
-  it('--once creates the cluster, machines, nodes and a Service, scales, tears down, finds no leak and exits 0', async () => {
+  it('--once creates the cluster on the in-tree provider, migrates it to the ccm the operator deploys, scales, tears down, finds no leak and exits 0', async () => {
     // From a directory without examples/: the cluster comes from the package's examples/capo/cluster.yaml.
     assert.equal(existsSync(join(dir, 'examples')), false);
     const run = startCli(
@@ -47,11 +47,34 @@ describe('shiftstack up', () => {
       /cluster capo-demo ready: network \S+ \(10\.6\.0\.0\/24\), router \S+, API endpoint [\d.]+:6443/,
     );
     assert.match(out, /bastion \S+ at [\d.]+/);
-    assert.match(out, /5 machines running \(3 control plane, 2 workers\), 5 nodes initialized by the ccm/);
+    assert.match(
+      out,
+      /5 machines running \(3 control plane, 2 workers\), 5 nodes initialized by their kubelets \(in-tree provider\)/,
+    );
     const nodes = out.match(/node \S+ initialized: openstack:\/\/\/[0-9a-f-]{36}/g) ?? [];
     assert.equal(nodes.length, 5, out);
-    assert.match(out, /Service demo-web: external IP \d+\.\d+\.\d+\.\d+/);
-    assert.match(out, /got 1 batch member PUT for 1 pool \(one per pool\), 6 members now/);
+    // The in-tree provider's load balancer, then the migration: the ccm deployed by the operator
+    // adopts it with no Octavia write, the address stays, and UDP works.
+    const web =
+      /Service demo-web: external IP (\d+\.\d+\.\d+\.\d+) \(load balancer (a[0-9a-f]{31}) in \d+ Octavia writes/.exec(
+        out,
+      );
+    assert.ok(web, out);
+    assert.match(out, /ClusterOperator cloud-controller-manager Available with CloudControllerOwner=False/);
+    assert.ok(
+      out.includes(
+        `openstack-cloud-controller-manager Available; demo-web keeps ${web[1]} on load balancer ${web[2]}; Octavia writes by the handover: 0;`,
+      ),
+      out,
+    );
+    assert.match(
+      out,
+      /Service demo-dns: external IP \d+\.\d+\.\d+\.\d+ \(load balancer kube_service_capo-demo_default_demo-dns\)/,
+    );
+    assert.match(
+      out,
+      /initialized by the ccm; the 2 Services' load balancers got 2 batch member PUTs for 2 pools \(one per pool\), 6 members now/,
+    );
     assert.match(out, /✓ no leaked resources/);
     assert.match(out, /API calls: OpenStack \d+ \(/);
     assert.match(out, /shiftstack up --once: every step held/);
