@@ -427,7 +427,7 @@ describe('load-balancer engine', () => {
 
       // The Service goes: its address goes with it, as the in-tree provider would have deleted it.
       assert.equal((await teardown(engine, byId)).result.phase, 'Deleted');
-      const fips = await w.os.network.floatingIps.list({ floating_ip_address: r.address! }).all();
+      const fips = await w.os.network.floatingIps.list({ floating_ip_address: r.address }).all();
       assert.deepEqual(fips, [], 'the in-tree floating IP is not left behind');
     });
 
@@ -438,11 +438,11 @@ describe('load-balancer engine', () => {
       const adopting = {
         ...ccm,
         identity: { ...ccm.identity, legacyNames: [name] },
-        floatingIp: { ...ccm.floatingIp!, address: made.address! },
+        floatingIp: { ...ccm.floatingIp!, address: made.address },
       };
       ready((await converge(engine, adopting)).result);
       assert.equal((await teardown(engine, adopting)).result.phase, 'Deleted');
-      const [fip] = await w.os.network.floatingIps.list({ floating_ip_address: made.address! }).all();
+      const [fip] = await w.os.network.floatingIps.list({ floating_ip_address: made.address }).all();
       assert.ok(fip, 'the address the Service named stays');
       assert.equal(fip.port_id, null, 'detached');
       await w.os.network.floatingIps.delete(fip.id);
