@@ -2,8 +2,14 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { FeatureGate, Infrastructure, KubeControllerManager } from './api/index.ts';
 import { cloudLoopsOwner } from './gate.ts';
-import { parseImages } from './images.ts';
-import { enabledFeatureGates, operandPlatform, renderInput } from './render-input.ts';
+import { imagesFromConfigMap, imagesFromJson } from './images.ts';
+import { DEFAULT_IMAGES } from './operands/images.ts';
+import {
+  DEFAULT_INFRASTRUCTURE_NAME,
+  enabledFeatureGates,
+  operandPlatform,
+  renderInput,
+} from './render-input.ts';
 
 const infra = (status: Infrastructure['status']): Infrastructure => ({ spec: {}, status });
 const kcm = (status?: string): KubeControllerManager => ({
@@ -106,17 +112,44 @@ describe('the renderers’ input', () => {
   });
 });
 
-describe('images.json', () => {
-  it('is an object from image key to image', () => {
-    assert.deepEqual(parseImages('{"cloudControllerManagerOpenStack":"quay.io/x"}', 'f'), {
-      ok: true,
-      images: { cloudControllerManagerOpenStack: 'quay.io/x' },
+describe('the renderers’ input without an Infrastructure name', () => {
+  it('is OCCM’s default cluster name', () => {
+    const input = renderInput({
+      infrastructure: infra({ platformStatus: { type: 'OpenStack' } }),
+      platform: 'OpenStack',
+      proxy: undefined,
+      featureGate: undefined,
+      images: {},
+      openstackCcm: 'shiftstack',
+      namespace: 'ns',
+      releaseVersion: 'v',
     });
-    assert.match((parseImages('[1]', 'f') as { problem: string }).problem, /f is not a JSON object/);
-    assert.match((parseImages('{', 'f') as { problem: string }).problem, /f is not JSON/);
-    assert.match(
-      (parseImages('{"a":1}', 'f') as { problem: string }).problem,
-      /the image of a is not a string/,
+    assert.equal(input.infrastructureName, DEFAULT_INFRASTRUCTURE_NAME);
+    assert.equal(input.singleReplica, false);
+  });
+});
+
+describe('images.json', () => {
+  it('is an object from image key to image, laid over the defaults; unknown keys are returned', () => {
+    assert.deepEqual(
+      imagesFromJson('{"cloudControllerManagerOpenStack":"quay.io/x","kubeRbacProxy":"k"}', 'f'),
+      {
+        images: { ...DEFAULT_IMAGES, cloudControllerManagerOpenStack: 'quay.io/x', kubeRbacProxy: 'k' },
+        unknownKeys: ['kubeRbacProxy'],
+      },
+    );
+  });
+
+  it('a problem names where it was read and the key', () => {
+    assert.throws(
+      () => imagesFromJson('{', 'f', 'data.images.json'),
+      /^ConfigError: f: key "data.images.json": not JSON/,
+    );
+    assert.throws(() => imagesFromJson('[1]', 'f'), /^ConfigError: f/);
+    assert.throws(() => imagesFromJson('{"a":1}', 'f'), /key "a".*write the image reference/);
+    assert.throws(
+      () => imagesFromConfigMap({ other: '{}' }, 'ConfigMap ns/cloud-controller-manager-images'),
+      /ConfigMap ns\/cloud-controller-manager-images: key "data.images.json": missing/,
     );
   });
 });

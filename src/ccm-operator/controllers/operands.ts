@@ -20,7 +20,6 @@
  * degrades at once with an Event; other failures are retried and degrade only after the
  * aggregated threshold.
  */
-import { readFile } from 'node:fs/promises';
 import type { V1ConfigMap } from '@kubernetes/client-node';
 import {
   isNotFound,
@@ -38,14 +37,20 @@ import {
   Conditions,
   EventReasons,
   IMAGES_CONFIGMAP,
-  IMAGES_KEY,
   TRUSTED_CA_NAME,
   operatorKinds,
   type ClusterOperator,
   type RelatedObject,
 } from '../api/index.ts';
 import { cloudLoopsOwner } from '../gate.ts';
-import { parseImages, type Images } from '../images.ts';
+import { ConfigError } from '../../lib/config.ts';
+import {
+  imagesFromConfigMap,
+  readImagesFile,
+  unknownImageKeysWarnings,
+  type Images,
+  type ImagesRead,
+} from '../images.ts';
 import { DEFAULT_IMAGES } from '../operands/images.ts';
 import { withConfigHash } from '../inventory/config-hash.ts';
 import {
@@ -116,6 +121,8 @@ class OperandsReconciler {
   private readonly requeueMs: number;
   private readonly reporter: ClusterOperatorReporter;
   private readonly window: FailureWindow;
+  /** The images' warnings last logged, so a reconcile repeats none. */
+  private imageWarnings = '';
 
   constructor(mgr: Manager, settings: OperatorSettings, requeueMs: number) {
     this.mgr = mgr;
@@ -338,36 +345,46 @@ class OperandsReconciler {
   }
 
   /**
-   * The images: upstream's images.json (the file, or the ConfigMap), over the defaults `render`
-   * uses, so that the operator applies what `shiftstack ccm-operator render` prints for the same
-   * images. A missing ConfigMap means the defaults; one that is not a JSON object of strings is a
-   * problem to fix.
+   * The images: upstream's images.json (the file, or the ConfigMap), read as `shiftstack
+   * ccm-operator render` reads it (images.ts), so both run the same images for the same document.
+   * A missing ConfigMap means the defaults; a document that is not a JSON object of image
+   * references is a problem to fix; keys no operand uses are logged, once per change.
    */
   private async images(signal: AbortSignal): Promise<Images> {
     const { settings } = this;
+    let read: ImagesRead;
+    let where: string;
     if (settings.imagesFile) {
-      const where = `--images-json ${settings.imagesFile}`;
-      let text: string;
+      where = `--images-json ${settings.imagesFile}`;
       try {
-        text = await readFile(settings.imagesFile, { encoding: 'utf8', signal });
+        read = await readImagesFile(settings.imagesFile, { flag: '--images-json', signal });
       } catch (err) {
-        throw new OperandProblem(`${where} cannot be read: ${errorText(err)}`);
+        if (!ConfigError.is(err)) throw err;
+        throw new OperandProblem(err.message);
       }
-      const read = parseImages(text, where);
-      if (!read.ok) throw new OperandProblem(read.problem);
-      return { ...DEFAULT_IMAGES, ...read.images };
+    } else {
+      const namespace = settings.operatorNamespace;
+      const cm = await this.mgr.client.get(
+        kinds.ConfigMap,
+        { namespace, name: IMAGES_CONFIGMAP },
+        { signal, informer: { namespace } },
+      );
+      if (!cm) return DEFAULT_IMAGES;
+      where = `ConfigMap ${namespace}/${IMAGES_CONFIGMAP}`;
+      try {
+        read = imagesFromConfigMap(cm.data, where);
+      } catch (err) {
+        if (!ConfigError.is(err)) throw err;
+        throw new OperandProblem(err.message, cm);
+      }
     }
-    const namespace = settings.operatorNamespace;
-    const cm = await this.mgr.client.get(
-      kinds.ConfigMap,
-      { namespace, name: IMAGES_CONFIGMAP },
-      { signal, informer: { namespace } },
-    );
-    const text = cm?.data?.[IMAGES_KEY];
-    if (text === undefined) return DEFAULT_IMAGES;
-    const read = parseImages(text, `ConfigMap ${namespace}/${IMAGES_CONFIGMAP} key ${IMAGES_KEY}`);
-    if (!read.ok) throw new OperandProblem(read.problem, cm);
-    return { ...DEFAULT_IMAGES, ...read.images };
+    const warnings = unknownImageKeysWarnings(read, where);
+    const said = warnings.join('\n');
+    if (said !== this.imageWarnings) {
+      this.imageWarnings = said;
+      for (const w of warnings) this.mgr.log.warn({ controller: OPERANDS_CONTROLLER }, w);
+    }
+    return read.images;
   }
 
   /** cloud-conf and ccm-trusted-ca, as the sync controllers wrote them. */

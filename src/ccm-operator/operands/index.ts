@@ -20,21 +20,6 @@ import { renderVSphere } from './vsphere.ts';
 export * from './types.ts';
 export * from './labels.ts';
 export { OperandRenderError } from './errors.ts';
-export {
-  DEFAULT_INFRASTRUCTURE_NAME,
-  fromInfrastructure,
-  fromProxy,
-  imagesFrom,
-  imagesSchema,
-  infrastructureSchema,
-  isOperandPlatform,
-  NO_OPERAND_PLATFORMS,
-  proxySchema,
-  renderInputFrom,
-  type InfrastructureDocument,
-  type ProxyDocument,
-  type RenderSources,
-} from './input.ts';
 export { DEFAULT_IMAGES, IMAGE_KEYS, type ImageKey } from './images.ts';
 export {
   CCM_LEASE,

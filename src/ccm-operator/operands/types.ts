@@ -2,7 +2,7 @@
  * The boundary between the operator's controllers and the operand renderers: everything a
  * platform's cloud controller manager manifests depend on, read once from the cluster (the
  * Infrastructure, the Proxy, the FeatureGate, the images ConfigMap) by the operator, or from files
- * by `shiftstack ccm-operator render`. A renderer is a pure function of this input, so the
+ * by `shiftstack ccm-operator render`, both through `renderInput` (../render-input.ts). A renderer is a pure function of this input, so the
  * operator applies exactly what `render` prints. Mirrors upstream CCCMO's `config.OperatorConfig`.
  */
 import type { KubernetesObject } from '@kubernetes/client-node';
@@ -31,7 +31,10 @@ export interface OperandProxy {
 
 export interface RenderInput {
   platform: OperandPlatform;
-  /** `Infrastructure.status.platformStatus`: the platform's own block (region, resource group, …). */
+  /**
+   * `Infrastructure.status.platformStatus` as upstream's `OperatorConfig` holds it: the type and,
+   * under the type in lower case (`openstack`, `ibmcloud`, …), the platform's own block.
+   */
   platformStatus: Record<string, unknown>;
   /** `Infrastructure.status.infrastructureName`: the cluster's name in the cloud (`--cluster-name`). */
   infrastructureName: string;

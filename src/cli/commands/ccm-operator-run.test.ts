@@ -55,7 +55,7 @@ describe('shiftstack ccm-operator run', () => {
       /--leader-elect-lease-duration: "soon" is not a duration/,
       /--leader-elect-resource-lock=configmaps is not supported/,
       /--health-addr: "everywhere" is not an address/,
-      /--images-json .*images\.json is not a JSON object/,
+      /--images-json .*images\.json.*not an images map: write a JSON object from image key to image reference/,
       /--system-ca-bundle .*bundle\.pem: .*PEM/,
       /--namespace=a and --managed-namespace=b disagree/,
       /missing-kubeconfig/,

@@ -8,7 +8,7 @@
 import { readFileSync } from 'node:fs';
 import { Option, type Command } from 'commander';
 import { NODE_ROOT_CERTIFICATES } from '../../ccm-operator/controllers/trusted-ca.ts';
-import { parseImages } from '../../ccm-operator/images.ts';
+import { readImagesFile } from '../../ccm-operator/images.ts';
 import { buildCcmOperator, CCM_OPERATOR_DEFAULTS, type CcmOperatorOptions } from '../../ccm-operator/cmd.ts';
 import { UsageError } from '../../lib/config.ts';
 import { checkPemBundle } from '../../lib/pem.ts';
@@ -125,13 +125,10 @@ export function configureRun(parent: Command, ctx: CliContext): void {
           `--namespace=${flags.namespace} and --managed-namespace=${flags.managedNamespace} disagree: give one of them`,
         );
       }
-      if (flags.imagesJson) {
-        const file = flags.imagesJson;
-        inputs.check(() => {
-          const read = parseImages(readText(file, '--images-json'), `--images-json ${file}`);
-          if (!read.ok) inputs.add(read.problem);
-        });
-      }
+      // The operator reads it again at each reconcile (a mounted ConfigMap changes in place) and
+      // reports its unknown keys then.
+      if (flags.imagesJson)
+        await inputs.checkAsync(() => readImagesFile(flags.imagesJson!, { flag: '--images-json' }));
       inputs.check(() => {
         if (flags.systemCaBundle === NODE_ROOT_CERTIFICATES) return;
         const pem = checkPemBundle(readText(flags.systemCaBundle, '--system-ca-bundle'));

@@ -5,27 +5,29 @@
  */
 import { Option, type Command } from 'commander';
 import { stringify } from 'yaml';
+import { CCM_OPERATOR_DEFAULTS } from '../../ccm-operator/cmd.ts';
+import { readImagesFile, unknownImageKeysWarnings } from '../../ccm-operator/images.ts';
+import {
+  readFeatureGateFile,
+  readInfrastructureFile,
+  readProxyFile,
+} from '../../ccm-operator/input-files.ts';
 import {
   DEFAULT_IMAGES,
-  DEFAULT_INFRASTRUCTURE_NAME,
   DEFAULT_OPERAND_NAMESPACE,
-  fromInfrastructure,
-  fromProxy,
-  imagesFrom,
-  imagesSchema,
-  infrastructureSchema,
-  isOperandPlatform,
-  NO_OPERAND_PLATFORMS,
   OPERAND_PLATFORMS,
   OperandRenderError,
-  proxySchema,
-  renderInputFrom,
   renderOperands,
-  type InfrastructureDocument,
   type OpenStackCcm,
-  type OperandProxy,
 } from '../../ccm-operator/operands/index.ts';
-import { closest, loadConfigFile, UsageError } from '../../lib/config.ts';
+import type { Infrastructure } from '../../ccm-operator/api/index.ts';
+import {
+  DEFAULT_INFRASTRUCTURE_NAME,
+  isOperandPlatform,
+  NO_OPERAND_PLATFORMS,
+  renderInput,
+} from '../../ccm-operator/render-input.ts';
+import { closest, UsageError } from '../../lib/config.ts';
 import type { CliContext } from '../context.ts';
 import { acceptEveryFlag, Inputs } from '../inputs.ts';
 import { configureRun } from './ccm-operator-run.ts';
@@ -41,6 +43,8 @@ interface RenderFlags {
   infrastructure?: string;
   images?: string;
   proxy?: string;
+  featureGate?: string;
+  releaseVersion: string;
   openstackCcm: OpenStackCcm;
   namespace: string;
 }
@@ -74,6 +78,15 @@ export function configureRender(parent: Command, ctx: CliContext): void {
       '--proxy <file>',
       "a Proxy (config.openshift.io/v1): its status's proxies reach every CCM container",
     )
+    .option(
+      '--feature-gate <file>',
+      "a FeatureGate (config.openshift.io/v1): the gates its status enables at --release-version reach the CCMs' --feature-gates",
+    )
+    .option(
+      '--release-version <version>',
+      "the release whose FeatureGate status entry applies, as the operator's RELEASE_VERSION (the only entry is taken when there is one)",
+      process.env.RELEASE_VERSION || CCM_OPERATOR_DEFAULTS.releaseVersion,
+    )
     .addOption(
       new Option(
         '--openstack-ccm <which>',
@@ -89,7 +102,7 @@ export function configureRender(parent: Command, ctx: CliContext): void {
         '',
         `Without --infrastructure: infrastructure name "${DEFAULT_INFRASTRUCTURE_NAME}" (OCCM's default cluster name, so its`,
         'load balancers keep their names), a highly available control plane (two replicas and a',
-        'PodDisruptionBudget), no proxy.',
+        'PodDisruptionBudget), no proxy. Without --feature-gate: no feature gates.',
         '',
         'Images without --images:',
         ...Object.entries(DEFAULT_IMAGES).map(([k, v]) => `  ${k}: ${v}`),
@@ -102,32 +115,22 @@ export function configureRender(parent: Command, ctx: CliContext): void {
     );
   acceptEveryFlag(cmd).action(async (flags: RenderFlags, c: Command) => {
     const inputs = new Inputs('shiftstack ccm-operator render', c);
+    const read = { signal: ctx.signal };
     const infrastructure = flags.infrastructure
-      ? await inputs.checkAsync(() =>
-          loadConfigFile(flags.infrastructure!, infrastructureSchema, { signal: ctx.signal }),
-        )
+      ? await inputs.checkAsync(() => readInfrastructureFile(flags.infrastructure!, read))
       : undefined;
     const type = inputs.check(() => platformType(flags, infrastructure));
     const images = flags.images
-      ? await inputs.checkAsync(async () =>
-          imagesFrom(
-            await loadConfigFile(flags.images!, imagesSchema, { signal: ctx.signal }),
-            flags.images!,
-          ),
-        )
+      ? await inputs.checkAsync(() => readImagesFile(flags.images!, { flag: '--images', signal: ctx.signal }))
       : undefined;
-    let proxy: OperandProxy | undefined;
-    if (flags.proxy) {
-      const doc = await inputs.checkAsync(() =>
-        loadConfigFile(flags.proxy!, proxySchema, { signal: ctx.signal }),
-      );
-      proxy = doc && fromProxy(doc);
-    }
+    const proxy = flags.proxy ? await inputs.checkAsync(() => readProxyFile(flags.proxy!, read)) : undefined;
+    const featureGate = flags.featureGate
+      ? await inputs.checkAsync(() => readFeatureGateFile(flags.featureGate!, read))
+      : undefined;
     inputs.done();
-    for (const key of images?.unknownKeys ?? []) {
-      ctx.err(`warning: ${flags.images}: key "${key}" is not an image any operand uses; it is ignored`);
-    }
-    if (!isOperandPlatform(type!)) {
+    for (const w of images ? unknownImageKeysWarnings(images, `--images ${flags.images}`) : [])
+      ctx.err(`warning: ${w}`);
+    if (!isOperandPlatform(type)) {
       ctx.err(
         `shiftstack: platform ${type}: no cloud controller manager to deploy (upstream's operator deploys nothing)`,
       );
@@ -136,13 +139,15 @@ export function configureRender(parent: Command, ctx: CliContext): void {
     let objects;
     try {
       objects = renderOperands(
-        renderInputFrom({
+        renderInput({
           platform: type,
-          ...(infrastructure ? { infrastructure } : {}),
-          ...(images ? { images: images.images } : {}),
-          ...(proxy ? { proxy } : {}),
+          infrastructure,
+          proxy,
+          featureGate,
+          images: images?.images ?? DEFAULT_IMAGES,
           openstackCcm: flags.openstackCcm,
           namespace: flags.namespace,
+          releaseVersion: flags.releaseVersion,
         }),
       ).objects;
     } catch (err) {
@@ -159,11 +164,8 @@ export function configureRender(parent: Command, ctx: CliContext): void {
 }
 
 /** The platform type `render` works for: --platform, else the Infrastructure's; one known to Infrastructure. */
-function platformType(
-  flags: RenderFlags,
-  infrastructure: InfrastructureDocument | undefined,
-): string | undefined {
-  const fromFile = infrastructure ? fromInfrastructure(infrastructure).type : undefined;
+function platformType(flags: RenderFlags, infrastructure: Infrastructure | undefined): string | undefined {
+  const fromFile = infrastructure?.status?.platformStatus?.type;
   const type = flags.platform ?? fromFile;
   if (type === undefined) {
     if (flags.infrastructure) return undefined; // its own problem is reported
