@@ -221,6 +221,8 @@ async function migrationSide(
     {
       ...KCM_DEFAULTS,
       cloudProvider: 'openstack',
+      // The loops the stand-in emulates (the route controller is not: no routes in this cluster).
+      controllers: ['service', 'cloud-node-lifecycle'],
       cloudConfig: cloudConfPath,
       leaderElect: false,
       nodeMonitorPeriodMs: scaled(KCM_DEFAULTS.nodeMonitorPeriodMs),
