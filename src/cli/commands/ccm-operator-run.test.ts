@@ -67,6 +67,9 @@ describe('shiftstack ccm-operator run', () => {
   it('names a file it cannot read', async () => {
     const r = await run('--system-ca-bundle', join(dir, 'nope.pem'), '--kubeconfig', join(dir, 'nope'));
     assert.equal(r.code, 2);
-    assert.match(r.err, /--system-ca-bundle .*nope\.pem cannot be read \(ENOENT\): give a readable file/);
+    assert.match(
+      r.err,
+      /--system-ca-bundle .*nope\.pem cannot be read \(ENOENT\)\. Fix: give the system CA bundle, or --system-ca-bundle=node/,
+    );
   });
 });

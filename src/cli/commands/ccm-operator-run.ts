@@ -131,7 +131,13 @@ export function configureRun(parent: Command, ctx: CliContext): void {
         await inputs.checkAsync(() => readImagesFile(flags.imagesJson!, { flag: '--images-json' }));
       inputs.check(() => {
         if (flags.systemCaBundle === NODE_ROOT_CERTIFICATES) return;
-        const pem = checkPemBundle(readText(flags.systemCaBundle, '--system-ca-bundle'));
+        const pem = checkPemBundle(
+          readText(
+            flags.systemCaBundle,
+            '--system-ca-bundle',
+            'give the system CA bundle, or --system-ca-bundle=node for Node.js’s own CA certificates',
+          ),
+        );
         if (!pem.ok) {
           inputs.add(
             `--system-ca-bundle ${flags.systemCaBundle}: ${pem.problem}; point it at a PEM bundle of CA certificates`,
@@ -165,12 +171,12 @@ export function configureRun(parent: Command, ctx: CliContext): void {
 }
 
 /** A file's text, or a UsageError naming the flag (kept by Inputs as a problem). */
-function readText(path: string, flag: string): string {
+function readText(path: string, flag: string, fix: string): string {
   try {
     return readFileSync(path, 'utf8');
   } catch (err) {
     throw new UsageError(
-      `${flag} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}): give a readable file`,
+      `${flag} ${path} cannot be read (${(err as NodeJS.ErrnoException).code ?? String(err)}). Fix: ${fix}`,
     );
   }
 }
