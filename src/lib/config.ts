@@ -226,7 +226,7 @@ function toProblems(
           file,
           key,
           value,
-          problem: `not a valid ${issue.format}`,
+          problem: `not a valid ${FORMAT_NAMES[issue.format] ?? issue.format}`,
           fix: custom ?? describeOf(schema, issue.path) ?? `write a valid ${issue.format}`,
         },
       ];
@@ -242,6 +242,9 @@ function toProblems(
       ];
   }
 }
+
+/** Zod's format names as a user knows them (`guid` is any 8-4-4-4-12 hex id, as OpenStack's). */
+const FORMAT_NAMES: Readonly<Record<string, string>> = { guid: 'UUID', uuid: 'UUID' };
 
 function segments(path: readonly PropertyKey[]): (string | number)[] {
   return path.map((seg) => (typeof seg === 'number' ? seg : String(seg)));

@@ -17,9 +17,6 @@ export const PROVIDER_API_VERSION = 'machine.openshift.io/v1alpha1';
 /** The group of the installer's providerSpec before OpenShift 4.2 (still in clusters upgraded since). */
 export const LEGACY_PROVIDER_API_VERSION = 'openstackproviderconfig.openshift.io/v1alpha1';
 
-/** An OpenStack id: Neutron, Nova and Cinder all use UUIDs. */
-const UUID = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
-
 const IPV6_MODES = ['slaac', 'dhcpv6-stateful', 'dhcpv6-stateless'] as const;
 const BLOCK_DEVICE_TYPES = ['Local', 'Volume'] as const;
 
@@ -29,11 +26,9 @@ function build(mode: 'strict' | 'lenient') {
   const str = () => z.string().optional();
   const int = () => z.number().int().optional();
   const bool = () => z.boolean().optional();
-  const uuid = (what: string) =>
-    z
-      .string()
-      .regex(UUID, { error: `set it to the UUID of the ${what}, e.g. 3f7c1b2e-5a4d-4e8f-9b6a-0c1d2e3f4a5b` })
-      .optional();
+  // An OpenStack id: any 8-4-4-4-12 hex string, as Neutron's is_uuid_like reads it (z.guid).
+  const id = (what: string) => z.guid({ error: `set it to the UUID of the ${what}` });
+  const uuid = (what: string) => id(what).optional();
   const required = (what: string) => z.string({ error: what }).min(1, { error: what });
   const secretRef = (what: string) =>
     obj({
@@ -97,9 +92,7 @@ function build(mode: 'strict' | 'lenient') {
   });
 
   const portOpts = obj({
-    networkID: z
-      .string({ error: 'set it to the UUID of the network the port is created in' })
-      .regex(UUID, { error: 'set it to the UUID of the network the port is created in' }),
+    networkID: id('network the port is created in'),
     nameSuffix: str(),
     description: str(),
     adminStateUp: bool(),
@@ -107,16 +100,14 @@ function build(mode: 'strict' | 'lenient') {
     fixedIPs: z
       .array(
         obj({
-          subnetID: z
-            .string({ error: 'set it to the UUID of a subnet of the port’s network' })
-            .regex(UUID, { error: 'set it to the UUID of a subnet of the port’s network' }),
+          subnetID: id('subnet of the port’s network'),
           ipAddress: str(),
         }),
       )
       .optional(),
     tenantID: str(),
     projectID: str(),
-    securityGroups: z.array(z.string().regex(UUID, { error: 'list security group UUIDs' })).optional(),
+    securityGroups: z.array(id('security group')).optional(),
     allowedAddressPairs: z.array(obj({ ipAddress: str(), macAddress: str() })).optional(),
     tags: z.array(z.string()).optional(),
     vnicType: str(),
