@@ -9,6 +9,11 @@ export interface ConfigProblem {
   file: string;
   /** Dotted path of the key, e.g. `clouds.openstack.auth.auth_url`; empty for the document itself. */
   key: string;
+  /**
+   * The same path as segments (list indexes as numbers), for callers that name the key in their
+   * own notation (`networks[0].uuid`); a key holding a dot stays one segment.
+   */
+  path?: readonly (string | number)[];
   /** The value found (redacted when the key holds a secret); undefined when the key is missing. */
   value: unknown;
   problem: string;
@@ -65,7 +70,11 @@ export type ConfigFormat = 'yaml' | 'json';
 export function parseConfig<S extends z.ZodType>(schema: S, document: unknown, file: string): z.output<S> {
   const result = schema.safeParse(document, { error: () => GENERIC });
   if (result.success) return result.data;
-  throw new ConfigError(result.error.issues.flatMap((issue) => toProblems(issue, schema, document, file)));
+  throw new ConfigError(
+    result.error.issues.flatMap((issue) =>
+      toProblems(issue, schema, document, file).map((p) => ({ path: segments(issue.path), ...p })),
+    ),
+  );
 }
 
 /** Reads and validates a YAML or JSON file (chosen by extension unless given). */
@@ -152,6 +161,7 @@ function toProblems(
         return {
           file,
           key: [...path, k].join('.'),
+          path: [...segments(issue.path), k],
           value: redactValue([k], valueAt(document, [...issue.path, k])),
           problem: 'unknown key',
           fix:
@@ -216,7 +226,7 @@ function toProblems(
           file,
           key,
           value,
-          problem: `not a valid ${issue.format}`,
+          problem: `not a valid ${FORMAT_NAMES[issue.format] ?? issue.format}`,
           fix: custom ?? describeOf(schema, issue.path) ?? `write a valid ${issue.format}`,
         },
       ];
@@ -231,6 +241,13 @@ function toProblems(
         },
       ];
   }
+}
+
+/** Zod's format names as a user knows them (`guid` is any 8-4-4-4-12 hex id, as OpenStack's). */
+const FORMAT_NAMES: Readonly<Record<string, string>> = { guid: 'UUID', uuid: 'UUID' };
+
+function segments(path: readonly PropertyKey[]): (string | number)[] {
+  return path.map((seg) => (typeof seg === 'number' ? seg : String(seg)));
 }
 
 function valueAt(document: unknown, path: readonly PropertyKey[]): unknown {

@@ -16,6 +16,13 @@ export interface PrinterColumn {
   priority?: number;
 }
 
+/** The scale subresource (`/scale`, autoscaling/v1 Scale): where its fields live in the object. */
+export interface ScaleSubresource {
+  specReplicasPath: string;
+  statusReplicasPath: string;
+  labelSelectorPath?: string;
+}
+
 /** The object schema of a kind: apiVersion, kind, metadata, spec and (optionally) status. */
 export function kubeObject<Spec, Status = never, const SpecRequired extends boolean = true>(parts: {
   description: string;
@@ -55,6 +62,7 @@ export interface KindDefinition<T> {
   categories?: readonly string[];
   labels?: Readonly<Record<string, string>>;
   statusSubresource: boolean;
+  scaleSubresource?: ScaleSubresource;
   printerColumns?: readonly PrinterColumn[];
   schema: Schema<T>;
 }
@@ -105,7 +113,7 @@ export interface CustomResourceDefinition {
       served: boolean;
       storage: boolean;
       schema: { openAPIV3Schema: OpenAPISchema };
-      subresources?: { status: Record<string, never> };
+      subresources?: { status?: Record<string, never>; scale?: ScaleSubresource };
       additionalPrinterColumns?: PrinterColumn[];
     }[];
   };
@@ -128,7 +136,12 @@ export function customResourceDefinition<T extends object>(kind: Kind<T>): Custo
     storage: true,
     schema: { openAPIV3Schema: canonical(d.schema.node) },
   };
-  if (d.statusSubresource) version.subresources = { status: {} };
+  if (d.statusSubresource || d.scaleSubresource) {
+    version.subresources = {
+      ...(d.scaleSubresource ? { scale: { ...d.scaleSubresource } } : {}),
+      ...(d.statusSubresource ? { status: {} } : {}),
+    };
+  }
   if (d.printerColumns?.length) version.additionalPrinterColumns = d.printerColumns.map((c) => ({ ...c }));
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
