@@ -158,9 +158,10 @@ class OperandsReconciler {
       outcome = { state: 'degraded', why: err.message };
     }
     await this.report(outcome, signal);
-    // What was written comes back through the inventory's watches; a rollout is also looked at
-    // on a timer, as upstream does.
-    return outcome.state === 'deployed' && outcome.rollout.length > 0
+    // A rollout is also looked at on a timer, as upstream does.
+    // After a change too: the controller's own writes do not wake it, and Progressing goes back to
+    // False only on a look that finds nothing to write.
+    return outcome.state === 'deployed' && (outcome.rollout.length > 0 || outcome.changed)
       ? { requeueAfterMs: this.requeueMs }
       : {};
   }
@@ -301,7 +302,7 @@ class OperandsReconciler {
       );
       throw err;
     }
-    const changed = before?.metadata?.resourceVersion !== written.metadata?.resourceVersion;
+    const changed = wroteSomething(before, written, obj);
     if (changed) {
       this.mgr.log.info(
         { controller: OPERANDS_CONTROLLER, object: objectId(obj) },
@@ -428,4 +429,24 @@ function subControllers(co: ClusterOperator): OperandsOutcome | undefined {
 
 function errorText(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
+}
+
+/**
+ * Whether an apply changed the object. The cached copy may lag behind writes of others, such as a
+ * Deployment's controller recording its status and revision: for objects with a generation
+ * (Deployments, DaemonSets) only the spec (generation) and the labels and annotations this
+ * operator applies count, never a resourceVersion moved by someone else's write.
+ */
+function wroteSomething(
+  before: KubernetesObject | undefined,
+  written: KubernetesObject,
+  applied: KubernetesObject,
+): boolean {
+  if (!before) return true;
+  const b = before.metadata ?? {};
+  const w = written.metadata ?? {};
+  if (w.generation === undefined) return b.resourceVersion !== w.resourceVersion;
+  const ours = (field: 'labels' | 'annotations') =>
+    Object.keys(applied.metadata?.[field] ?? {}).every((k) => b[field]?.[k] === w[field]?.[k]);
+  return b.generation !== w.generation || !ours('labels') || !ours('annotations');
 }

@@ -611,7 +611,10 @@ export class Rest {
     if (errs.length) throw this.invalid(def, nameOf(obj), errs);
     const warnings = this.unknownFieldResult(ctx, opts.fieldValidation);
     if (track && !opts.skipTracking) this.track(def, obj, old, opts.manager, sub, ctx.now);
-    if (deepEqual(obj, old)) return { object: this.out(def, old), code: 200, warnings };
+    // A write whose only change is managedFields timestamps is a no-op, as a real API server reverts
+    // it (IgnoreManagedFieldsTimestampsTransformer): an apply of what is there moves no resourceVersion.
+    if (deepEqual(obj, old) || deepEqual(withoutManagedTimes(obj), withoutManagedTimes(old)))
+      return { object: this.out(def, old), code: 200, warnings };
     const allocErrs = def.strategy.allocate?.(ctx, obj, old) ?? [];
     if (allocErrs.length) throw this.invalid(def, nameOf(obj), allocErrs);
     if (opts.dryRun) return { object: this.out(def, obj), code: 200, warnings };
@@ -996,4 +999,16 @@ function scaleOf(def: ResourceDef, o: Obj): Obj {
       ...(selectorText ? { selector: selectorText } : {}),
     },
   };
+}
+
+/** The object with the `time` of each managedFields entry left out. */
+function withoutManagedTimes(o: Obj): Obj {
+  const m = metaOf(o);
+  if (!Array.isArray(m.managedFields)) return o;
+  const managedFields = (m.managedFields as unknown[]).map((e) => {
+    if (!e || typeof e !== 'object') return e;
+    const { time: _time, ...rest } = e as Record<string, unknown>;
+    return rest;
+  });
+  return { ...o, metadata: { ...m, managedFields } };
 }

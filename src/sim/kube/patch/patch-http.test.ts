@@ -209,6 +209,38 @@ describe('kube emulator: PATCH and server-side apply over HTTP', () => {
     assert.equal(missing.body.details.causes[0].field, 'fieldManager');
   });
 
+  it('server-side apply of what is already there is a no-op: no new resourceVersion, though time moved', async () => {
+    // A real API server reverts a write that only moves managedFields timestamps; a controller that
+    // applies its objects on every reconcile must not see them change.
+    let now = Date.parse('2026-01-01T00:00:00Z');
+    const clocked = await startTestKube({ now: () => new Date(now) });
+    try {
+      const doc = JSON.stringify({
+        apiVersion: 'v1',
+        kind: 'ConfigMap',
+        metadata: { name: 'same', labels: { owner: 'one' } },
+        data: { a: '1' },
+      });
+      const first = await clocked.req('PATCH', `${CM}/same?fieldManager=one`, doc, APPLY);
+      assert.equal(first.status, 201, first.text);
+      now += 60_000;
+      const again = await clocked.req('PATCH', `${CM}/same?fieldManager=one`, doc, APPLY);
+      assert.equal(again.status, 200, again.text);
+      assert.equal(again.body.metadata.resourceVersion, first.body.metadata.resourceVersion);
+      assert.equal(again.body.metadata.managedFields[0].time, first.body.metadata.managedFields[0].time);
+      const changed = await clocked.req(
+        'PATCH',
+        `${CM}/same?fieldManager=one`,
+        doc.replace('"1"', '"2"'),
+        APPLY,
+      );
+      assert.notEqual(changed.body.metadata.resourceVersion, first.body.metadata.resourceVersion);
+      assert.equal(changed.body.metadata.managedFields[0].time, '2026-01-01T00:01:00Z');
+    } finally {
+      await clocked.close();
+    }
+  });
+
   it('server-side apply conflicts with another manager, and force takes ownership', async () => {
     const doc = (v: string) =>
       JSON.stringify({
