@@ -236,7 +236,9 @@ export async function startOperatorEnv(opts: { systemBundle?: string } = {}): Pr
         // The operator may write the Deployment meanwhile: read again and retry, as a controller would.
         await eventually(
           async () => {
-            const d = await api.get(kinds.Deployment, key);
+            // Gone meanwhile (the operator pruned it): nothing to roll out.
+            const d = await getOr(api.get(kinds.Deployment, key));
+            if (!d) return true;
             const replicas = d.spec?.replicas ?? 1;
             try {
               await api.updateStatus(kinds.Deployment, {
@@ -268,7 +270,12 @@ export async function startOperatorEnv(opts: { systemBundle?: string } = {}): Pr
           const pending = (await env.deployments()).some(
             (d) => (d.status?.observedGeneration ?? 0) < (d.metadata?.generation ?? 0),
           );
-          if (pending) await env.rollOut();
+          // One failed round (the API busy, a Deployment pruned mid-way) must not end the loop:
+          // every later test would wait for rollouts that never come.
+          if (pending)
+            await env
+              .rollOut()
+              .catch((err: unknown) => process.stderr.write(`test rollout: ${String(err)}\n`));
           await sleep(50, undefined, { signal: stop.signal }).catch(() => undefined);
         }
       };
