@@ -5,6 +5,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { kinds, resourcePath, type KubernetesObject, type ResourceType } from '../../kube/resource.ts';
 import { eventually, startTestKube, type TestKube } from '../../sim/kube/testing/harness.ts';
+import { assertCrdFilesCurrent, assertContains } from '../../kube/crd/testing/assert.ts';
 import {
   ALL_KINDS,
   CRD_DIR,
@@ -46,34 +47,9 @@ function pathOf(obj: Obj, name?: string): string {
   return resourcePath(typeOf(obj), { namespace: NS, name });
 }
 
-/** Every field of `expected` is in `actual` with the same value (the server may add defaults). */
-function assertContains(actual: unknown, expected: unknown, path: string): void {
-  if (expected !== null && typeof expected === 'object' && !Array.isArray(expected)) {
-    assert.ok(
-      actual !== null && typeof actual === 'object' && !Array.isArray(actual),
-      `${path}: not an object`,
-    );
-    for (const [k, v] of Object.entries(expected)) {
-      assertContains((actual as Record<string, unknown>)[k], v, `${path}.${k}`);
-    }
-  } else if (Array.isArray(expected)) {
-    assert.ok(Array.isArray(actual), `${path}: not a list`);
-    assert.equal(actual.length, expected.length, `${path}: length`);
-    expected.forEach((v, i) => assertContains(actual[i], v, `${path}[${i}]`));
-  } else {
-    assert.deepEqual(actual, expected, path);
-  }
-}
-
 describe('CAPO CRDs', () => {
   it('deploy/capo/crds holds exactly what src/capo/api generates (run `npm run gen:crds` after changing the API)', async () => {
-    const generated = crdFiles();
-    const dir = join(ROOT, CRD_DIR);
-    const onDisk = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
-    assert.deepEqual(onDisk, generated.map((f) => f.name).sort());
-    for (const f of generated) {
-      assert.equal(await readFile(join(dir, f.name), 'utf8'), f.text, `${f.name} is stale`);
-    }
+    await assertCrdFilesCurrent(crdFiles(), CRD_DIR);
   });
 
   it('carry the kinds, scopes, short names, labels and CEL rules of CAPO', () => {

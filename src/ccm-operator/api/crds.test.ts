@@ -4,15 +4,15 @@
  * subresource as on OpenShift.
  */
 import assert from 'node:assert/strict';
-import { readdir, readFile } from 'node:fs/promises';
+import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { resourcePath, type KubernetesObject } from '../../kube/resource.ts';
 import { eventually, startTestKube, type TestKube } from '../../sim/kube/testing/harness.ts';
+import { assertCrdFilesCurrent } from '../../kube/crd/testing/assert.ts';
 import { ALL_KINDS, CRD_DIR, crdFiles } from './index.ts';
 
-const ROOT = join(import.meta.dirname, '..', '..', '..');
 type Obj = KubernetesObject & Record<string, any>;
 
 async function fixtures(): Promise<Obj[]> {
@@ -33,13 +33,7 @@ function pathOf(obj: Obj, withName = false): string {
 
 describe('ccm-operator CRDs', () => {
   it('deploy/ccm-operator/crds holds exactly what src/ccm-operator/api generates (run `npm run gen:crds` after changing the API)', async () => {
-    const generated = crdFiles();
-    const dir = join(ROOT, CRD_DIR);
-    const onDisk = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
-    assert.deepEqual(onDisk, generated.map((f) => f.name).sort());
-    for (const f of generated) {
-      assert.equal(await readFile(join(dir, f.name), 'utf8'), f.text, `${f.name} is stale`);
-    }
+    await assertCrdFilesCurrent(crdFiles(), CRD_DIR);
   });
 
   it('have the names, scopes and subresources of OpenShift’s', () => {
