@@ -13,6 +13,35 @@ import { parseGoDuration } from '../openstack/config/duration.ts';
 /** A default duration as Go prints it in `--help` (`15s`). */
 export const seconds = (ms: number) => `${ms / 1000}s`;
 
+/**
+ * component-base's Lease timings (`--leader-elect-lease-duration`, `-renew-deadline`,
+ * `-retry-period`), shown with the command's defaults as Go durations; each command parses them
+ * with `durationFlag`.
+ */
+export function leaseTimingOptions(d: {
+  leaseDurationMs: number;
+  renewDeadlineMs: number;
+  retryPeriodMs: number;
+}): {
+  leaseDuration: Option;
+  renewDeadline: Option;
+  retryPeriod: Option;
+} {
+  return {
+    leaseDuration: new Option(
+      '--leader-elect-lease-duration <duration>',
+      'how long a standby waits before taking the lease',
+    ).default(seconds(d.leaseDurationMs)),
+    renewDeadline: new Option(
+      '--leader-elect-renew-deadline <duration>',
+      'how long the leader retries renewing before giving up',
+    ).default(seconds(d.renewDeadlineMs)),
+    retryPeriod: new Option('--leader-elect-retry-period <duration>', 'time between lease attempts').default(
+      seconds(d.retryPeriodMs),
+    ),
+  };
+}
+
 /** Go's strconv.ParseBool, which pflag's bool flags use (`--flag`, `--flag=1`, `--flag=True`, …). */
 export function goBool(value: string | boolean): boolean {
   if (typeof value === 'boolean') return value;

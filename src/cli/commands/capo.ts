@@ -22,9 +22,9 @@ import {
   listenAddress,
   LOG_FLAGS,
   LOGS,
-  seconds,
   value,
   type CompatFlag,
+  leaseTimingOptions,
 } from '../upstream-flags.ts';
 import { VERSION } from '../version.ts';
 
@@ -118,6 +118,7 @@ function diagnosticsFlags(flags: Flags): CapoOptions['diagnostics'] {
 /** `shiftstack capo`'s flags and action, on the command main.ts made (name and description). */
 export function configureCapo(command: Command, ctx: CliContext): void {
   const d = CAPO_DEFAULTS;
+  const timings = leaseTimingOptions(d);
   command
     .option(
       '--kubeconfig <file>',
@@ -128,17 +129,9 @@ export function configureCapo(command: Command, ctx: CliContext): void {
         .default(d.leaderElect)
         .argParser(goBool),
     )
-    .option(
-      '--leader-elect-lease-duration <duration>',
-      'how long a standby waits before taking the lease',
-      seconds(d.leaseDurationMs),
-    )
-    .option(
-      '--leader-elect-renew-deadline <duration>',
-      'how long the leader retries renewing before giving up',
-      seconds(d.renewDeadlineMs),
-    )
-    .option('--leader-elect-retry-period <duration>', 'time between lease attempts', seconds(d.retryPeriodMs))
+    .addOption(timings.leaseDuration)
+    .addOption(timings.renewDeadline)
+    .addOption(timings.retryPeriod)
     .option(
       '--leader-elect-resource-namespace <namespace>',
       `the namespace of the Lease ${CAPO_LEASE_NAME} (default: the pod's: POD_NAMESPACE, the service account's, the kubeconfig context's)`,

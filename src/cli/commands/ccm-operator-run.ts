@@ -15,7 +15,7 @@ import { checkPemBundle } from '../../lib/pem.ts';
 import { loadKubeConfig } from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
 import { acceptEveryFlag, Inputs } from '../inputs.ts';
-import { durationFlag, goBool, listenAddress, seconds } from '../upstream-flags.ts';
+import { durationFlag, goBool, listenAddress, leaseTimingOptions } from '../upstream-flags.ts';
 
 interface RunFlags {
   kubeconfig?: string;
@@ -39,6 +39,7 @@ interface RunFlags {
 /** Adds `run` under `shiftstack ccm-operator`. */
 export function configureRun(parent: Command, ctx: CliContext): void {
   const d = CCM_OPERATOR_DEFAULTS;
+  const timings = leaseTimingOptions(d);
   const cmd = parent
     .command('run')
     .description(
@@ -53,17 +54,9 @@ export function configureRun(parent: Command, ctx: CliContext): void {
         .default(d.leaderElect)
         .argParser(goBool),
     )
-    .option(
-      '--leader-elect-lease-duration <duration>',
-      'how long a standby waits before taking the lease',
-      seconds(d.leaseDurationMs),
-    )
-    .option(
-      '--leader-elect-renew-deadline <duration>',
-      'how long the leader retries renewing before giving up',
-      seconds(d.renewDeadlineMs),
-    )
-    .option('--leader-elect-retry-period <duration>', 'time between lease attempts', seconds(d.retryPeriodMs))
+    .addOption(timings.leaseDuration)
+    .addOption(timings.renewDeadline)
+    .addOption(timings.retryPeriod)
     .option('--leader-elect-resource-name <name>', 'the Lease', d.leaseName)
     .option(
       '--leader-elect-resource-namespace <namespace>',

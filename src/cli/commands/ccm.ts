@@ -33,6 +33,7 @@ import {
   seconds,
   value,
   type CompatFlag,
+  leaseTimingOptions,
 } from '../upstream-flags.ts';
 
 interface Flags {
@@ -210,6 +211,7 @@ function addCompatFlags(cmd: Command): Command {
 /** `shiftstack ccm`'s flags and action, on the command main.ts made (name and description). */
 export function configureCcm(command: Command, ctx: CliContext): void {
   const d = CCM_DEFAULTS;
+  const timings = leaseTimingOptions(d);
   command
     .option(
       '--cloud-config <file>',
@@ -225,17 +227,9 @@ export function configureCcm(command: Command, ctx: CliContext): void {
         .default(d.leaderElect)
         .argParser(boolFlag),
     )
-    .option(
-      '--leader-elect-lease-duration <duration>',
-      'how long a standby waits before taking the lease',
-      seconds(d.leaseDurationMs),
-    )
-    .option(
-      '--leader-elect-renew-deadline <duration>',
-      'how long the leader retries renewing before giving up',
-      seconds(d.renewDeadlineMs),
-    )
-    .option('--leader-elect-retry-period <duration>', 'time between lease attempts', seconds(d.retryPeriodMs))
+    .addOption(timings.leaseDuration)
+    .addOption(timings.renewDeadline)
+    .addOption(timings.retryPeriod)
     .option('--leader-elect-resource-name <name>', 'the Lease name', d.leaseName)
     .option(
       '--leader-elect-resource-namespace <namespace>',

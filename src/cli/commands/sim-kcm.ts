@@ -6,7 +6,7 @@
 import { Option, type Command } from 'commander';
 import type { CliContext } from '../context.ts';
 import { acceptEveryFlag, Inputs } from '../inputs.ts';
-import { durationFlag, goBool, intFlag, seconds } from '../upstream-flags.ts';
+import { durationFlag, goBool, intFlag, seconds, leaseTimingOptions } from '../upstream-flags.ts';
 import { parsePositive } from './sim.ts';
 
 interface Flags {
@@ -31,6 +31,12 @@ interface Flags {
 const ALL = ['*'];
 
 export function registerSimKcm(sim: Command, ctx: CliContext): void {
+  // kube-controller-manager's own defaults (15 s, 10 s, 2 s).
+  const timings = leaseTimingOptions({
+    leaseDurationMs: 15_000,
+    renewDeadlineMs: 10_000,
+    retryPeriodMs: 2_000,
+  });
   const command = sim
     .command('kube-controller-manager')
     .description(
@@ -58,13 +64,9 @@ export function registerSimKcm(sim: Command, ctx: CliContext): void {
         .default(true)
         .argParser(goBool),
     )
-    .option(
-      '--leader-elect-lease-duration <duration>',
-      'how long a standby waits before taking the lease',
-      '15s',
-    )
-    .option('--leader-elect-renew-deadline <duration>', 'how long the leader retries renewing', '10s')
-    .option('--leader-elect-retry-period <duration>', 'time between lease attempts', '2s')
+    .addOption(timings.leaseDuration)
+    .addOption(timings.renewDeadline)
+    .addOption(timings.retryPeriod)
     .option('--leader-elect-resource-name <name>', 'the Lease name', 'kube-controller-manager')
     .option(
       '--leader-elect-resource-namespace <namespace>',
