@@ -48,6 +48,26 @@ describe('dependency rule', () => {
     assert.match(violations[0]?.message ?? '', /src\/kube may not import src\/capo/);
   });
 
+  it("lets a part import another part's published api/ folder and nothing else of it", async () => {
+    const root = await tree({
+      'src/mapo/machine/server.ts':
+        "import type { S } from '../../capo/api/server.ts';\nimport { r } from '../../capo/controllers/server.ts';\nexport const x = (s: S) => r(s);\n",
+      'src/mapo/api/kinds.ts': "import { k } from '../../capo/api/server.ts';\nexport const m = k;\n",
+      'src/capo/api/server.ts': 'export type S = number;\nexport const k = 1;\n',
+      'src/capo/controllers/server.ts': 'export const r = (s: number) => s;\n',
+      'src/openstack/x.ts': "import { k } from '../capo/api/server.ts';\nexport const y = k;\n",
+    });
+    roots.push(root);
+    const found = (await checkArchitecture(root)).map((v) => `${v.file}:${v.line}`).sort();
+    // A controller folder stays private; an api/ folder depends on no other part; the shared layers
+    // import no part at all.
+    assert.deepEqual(found, [
+      'src/mapo/api/kinds.ts:1',
+      'src/mapo/machine/server.ts:2',
+      'src/openstack/x.ts:1',
+    ]);
+  });
+
   it('catches production code importing the emulators, and allows the demo wiring and tests', async () => {
     const root = await tree({
       'src/ccm/cloud.ts':
