@@ -62,6 +62,7 @@ const SAME_NAME = [
   'sshKeyName',
   'ports',
   'securityGroups',
+  'trunk',
   'tags',
   'serverMetadata',
   'configDrive',
