@@ -13,7 +13,14 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { createLogger } from '../../lib/log.ts';
-import { isAlreadyExists, isNotFound, kinds, Manager, type KubernetesObject } from '../../kube/index.ts';
+import {
+  isAlreadyExists,
+  isNotFound,
+  kinds,
+  Manager,
+  ownerReference,
+  type KubernetesObject,
+} from '../../kube/index.ts';
 import { kubeConfigFrom } from '../../kube/testing/env.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { capoKinds, type OpenStackServer } from '../../capo/api/index.ts';
@@ -32,6 +39,8 @@ import {
   RefusalReasons,
   registerMigrationController,
 } from './index.ts';
+import { deriveClusterAPIMachine } from './derive.ts';
+import { withController } from './owners.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 const WAIT = { timeoutMs: 120_000, intervalMs: 50 };
@@ -65,9 +74,25 @@ describe('migration controller', () => {
   let env: CapoEnv;
   let capo: RunningCapo;
   let fx: ServerFixtures;
-  let mapo: Manager;
-  const stopMapo = new AbortController();
-  let mapoDone: Promise<void> | undefined;
+  let stopMapo: (() => Promise<void>) | undefined;
+
+  /** The mapo process: its own Manager, as `shiftstack mapo` runs it; a restart remembers nothing. */
+  function startMapo(): () => Promise<void> {
+    const mapo = new Manager({
+      name: 'mapo-test',
+      kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath),
+      qps: 0,
+      log: createLogger({ level: 'silent' }),
+      gracefulShutdownTimeoutMs: 5_000,
+    });
+    registerMigrationController(mapo, { refusedRetryMs: 200 });
+    const stopper = new AbortController();
+    const done = mapo.start(stopper.signal);
+    return async () => {
+      stopper.abort(new Error('test done'));
+      await done;
+    };
+  }
 
   before(async () => {
     env = await startCapoEnv();
@@ -93,20 +118,10 @@ describe('migration controller', () => {
     capo = await env.startCapo({
       controllers: [OPENSTACK_SERVER_CONTROLLER, OPENSTACK_MACHINE_CONTROLLER, CORE, KUBELETS],
     });
-    // The mapo process: its own Manager, as `shiftstack mapo` runs it.
-    mapo = new Manager({
-      name: 'mapo-test',
-      kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath),
-      qps: 0,
-      log: createLogger({ level: 'silent' }),
-      gracefulShutdownTimeoutMs: 5_000,
-    });
-    registerMigrationController(mapo, { refusedRetryMs: 200 });
-    mapoDone = mapo.start(stopMapo.signal);
+    stopMapo = startMapo();
   });
   after(async () => {
-    stopMapo.abort(new Error('test done'));
-    await mapoDone;
+    await stopMapo?.();
     await capo?.stop();
     delete CAPO_CONTROLLERS[KUBELETS];
     await env?.close();
@@ -441,5 +456,81 @@ describe('migration controller', () => {
       async () => condition(await machine('failed'), MigrationConditions.MigrationRefused) === undefined,
       { ...WAIT, what: 'the refusal cleared' },
     );
+  });
+
+  it('finishes a switch interrupted after the server changed hands, with no OpenStack write', async () => {
+    const name = `${CLUSTER}-worker-0-fghij`;
+    const owner = await createMachine(name);
+    await createServer(owner);
+    const server = (await eventually(
+      async () => {
+        const s = await get<OpenStackServer>(capoKinds.OpenStackServer, name);
+        return s?.status?.ready && s.status.instanceID ? s : undefined;
+      },
+      { ...WAIT, what: 'the OpenStackServer ACTIVE' },
+    ))!;
+    const instanceID = server.status!.instanceID!;
+    const ports = await portsOf(instanceID);
+
+    // What a run stopped between steps 4 and 5 leaves: status Migrating, the Cluster API objects
+    // made paused, the server's controller already the OpenStackMachine.
+    await stopMapo?.();
+    stopMapo = undefined;
+    const since = env.sim.cloud.stats.requests().last;
+    await switchTo(name, 'ClusterAPI');
+    const machineNow = await env.api.patch(
+      mapoKinds.Machine,
+      { namespace: ns(), name },
+      'merge',
+      { status: { authoritativeAPI: 'Migrating', synchronizedAPI: 'MachineAPI' } },
+      { subresource: 'status' },
+    );
+    const derived = deriveClusterAPIMachine({ machine: machineNow, server, clusterName: CLUSTER });
+    assert.ok(derived.ok);
+    const paused = { [PAUSED_ANNOTATION]: 'true' };
+    const capiMachine = await env.api.create(capoKinds.Machine, {
+      ...derived.objects.machine,
+      metadata: {
+        ...derived.objects.machine.metadata,
+        annotations: paused,
+        ownerReferences: [ownerReference(machineNow)],
+      },
+    });
+    const osm = await env.api.create(capoKinds.OpenStackMachine, {
+      ...derived.objects.openStackMachine,
+      metadata: {
+        ...derived.objects.openStackMachine.metadata,
+        annotations: paused,
+        ownerReferences: [ownerReference(capiMachine)],
+      },
+    });
+    await env.api.patch(capoKinds.OpenStackServer, { namespace: ns(), name }, 'merge', {
+      metadata: { ownerReferences: withController(server.metadata?.ownerReferences, ownerReference(osm)) },
+    });
+
+    stopMapo = startMapo();
+    const done = (await eventually(
+      async () => {
+        const m = await machine(name);
+        return m?.status?.authoritativeAPI === 'ClusterAPI' ? m : undefined;
+      },
+      { ...WAIT, what: 'status.authoritativeAPI ClusterAPI after the restart' },
+    ))!;
+    assert.equal(condition(done, MigrationConditions.Paused)?.status, 'True');
+    const ready = (await eventually(
+      async () => {
+        const o = await get<KubernetesObject & { status?: { ready?: boolean; instanceID?: string } }>(
+          capoKinds.OpenStackMachine,
+          name,
+        );
+        return o?.status?.ready ? o : undefined;
+      },
+      { ...WAIT, what: 'the OpenStackMachine ready' },
+    ))!;
+    assert.equal(ready.metadata?.uid, osm.metadata?.uid, 'the OpenStackMachine the stopped run made');
+    assert.equal(ready.status?.instanceID, instanceID);
+    assert.equal((await get(capoKinds.Machine, name))?.metadata?.uid, capiMachine.metadata?.uid);
+    assert.deepEqual(await portsOf(instanceID), ports);
+    assert.deepEqual(cloudWrites(since), []);
   });
 });
