@@ -11,6 +11,8 @@ import { array, boolean, type Infer, integer, openObject, string } from '../../k
 /** Labels, not fields: CAPI puts them on every object of a cluster. */
 export const CLUSTER_NAME_LABEL = 'cluster.x-k8s.io/cluster-name';
 export const CONTROL_PLANE_LABEL = 'cluster.x-k8s.io/control-plane';
+/** Cluster API's annotation that pauses the reconciliation of one object (any value). */
+export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 
 export const clusterSpec = openObject({
   paused: boolean({ description: 'Controllers leave a paused cluster (and its objects) alone.' }),

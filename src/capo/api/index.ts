@@ -50,6 +50,7 @@ export type { OpenStackClusterIdentitySpec } from './openstackclusteridentity.ts
 export {
   CLUSTER_NAME_LABEL,
   CONTROL_PLANE_LABEL,
+  PAUSED_ANNOTATION,
   type ClusterSpec,
   type ClusterStatus,
   type MachineSpec,

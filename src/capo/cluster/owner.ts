@@ -4,10 +4,13 @@
  * label clusterctl's templates carry. Pure.
  */
 import type { KubernetesObject } from '../../kube/index.ts';
-import { CLUSTER_API_GROUP, CLUSTER_NAME_LABEL, type Cluster, type OpenStackCluster } from '../api/index.ts';
-
-/** Cluster API's annotation that pauses the reconciliation of one object. */
-export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
+import {
+  CLUSTER_API_GROUP,
+  PAUSED_ANNOTATION,
+  CLUSTER_NAME_LABEL,
+  type Cluster,
+  type OpenStackCluster,
+} from '../api/index.ts';
 
 const groupOf = (apiVersion: string | undefined) => (apiVersion ?? '').split('/')[0] ?? '';
 
@@ -26,3 +29,5 @@ export function clusterNameOf(osc: OpenStackCluster): string {
 export function isPaused(cluster: Cluster | undefined, obj: KubernetesObject): boolean {
   return cluster?.spec?.paused === true || obj.metadata?.annotations?.[PAUSED_ANNOTATION] !== undefined;
 }
+
+export { PAUSED_ANNOTATION };

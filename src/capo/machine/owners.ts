@@ -6,6 +6,7 @@
  */
 import {
   CLUSTER_API_GROUP,
+  PAUSED_ANNOTATION,
   CLUSTER_NAME_LABEL,
   CONTROL_PLANE_LABEL,
   INFRASTRUCTURE_GROUP,
@@ -13,9 +14,6 @@ import {
   type Machine,
 } from '../api/index.ts';
 import type { KubernetesObject } from '../../kube/index.ts';
-
-/** Cluster API's annotation that pauses reconciliation of one object. */
-export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
 
 const groupOf = (apiVersion: string | undefined) => (apiVersion ?? '').split('/')[0] ?? '';
 
@@ -50,3 +48,5 @@ export function infraClusterName(cluster: Cluster): string | undefined {
 export function isPaused(cluster: Cluster | undefined, obj: KubernetesObject): boolean {
   return cluster?.spec?.paused === true || obj.metadata?.annotations?.[PAUSED_ANNOTATION] !== undefined;
 }
+
+export { PAUSED_ANNOTATION };

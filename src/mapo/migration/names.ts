@@ -7,11 +7,10 @@
 export const MIGRATION_CONTROLLER = 'migration';
 
 /**
- * Cluster API's annotation that pauses one object (`cluster.x-k8s.io/paused`, any value). CAPO's
- * OpenStackMachine controller and the Cluster API core stand-in leave an object carrying it alone.
- * Declared here because capo keeps its copy outside its published API (src/capo/machine/owners.ts).
+ * Cluster API's annotation that pauses one object: CAPO's OpenStackMachine controller and the
+ * Cluster API core stand-in leave an object carrying it alone.
  */
-export const PAUSED_ANNOTATION = 'cluster.x-k8s.io/paused';
+export { PAUSED_ANNOTATION } from '../../capo/api/index.ts';
 
 /** Condition types on the Machine API Machine. */
 export const MigrationConditions = {
