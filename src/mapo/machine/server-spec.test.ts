@@ -32,7 +32,7 @@ function machine(name = 'ostest-7xk2p-worker-0-abcde'): Machine {
       labels: { 'machine.openshift.io/cluster-api-cluster': 'ostest-7xk2p' },
     },
     spec: {},
-  } as Machine;
+  };
 }
 
 function decoded(over: Record<string, unknown> = {}): OpenstackProviderSpec {
