@@ -521,7 +521,8 @@ class MachineReconciler {
   ): Promise<boolean> {
     const draft = clone(machine);
     const annotations = (draft.metadata!.annotations ??= {});
-    annotations[Annotations.InstanceState] = what.state;
+    // Nova's state once the server controller has seen one.
+    if (what.state) annotations[Annotations.InstanceState] = what.state;
     if (what.instanceID) {
       annotations[Annotations.ResourceID] = what.instanceID;
       draft.spec = { ...draft.spec, providerID: draft.spec?.providerID || providerIDOf(what.instanceID) };
