@@ -9,6 +9,7 @@ import { kinds } from '../kube/index.ts';
 import type { OpenStackClient } from '../openstack/client.ts';
 import { ClientClosedError } from '../openstack/core/errors.ts';
 import { TokenCache } from '../openstack/core/token-cache.ts';
+import { selfSignedCert } from '../lib/tls-cert.ts';
 import { capoKinds } from './api/index.ts';
 import { apiReader, IdentityError, ScopeCache } from './identity.ts';
 import { startCapoEnv, type CapoEnv } from './testing/env.ts';
@@ -72,6 +73,31 @@ describe('ScopeCache', () => {
       assert.equal(other.region, 'RegionTwo');
       assert.notEqual(other.client, scope.client, 'another region is another client');
       assert.equal(scopes.size, 2);
+    } finally {
+      await scopes.close();
+    }
+  });
+
+  it('caFallback: read when the Secret has no cacert (the Machine API’s cloud-provider-config CA), never over the Secret’s', async () => {
+    const fallback = selfSignedCert({ commonName: 'fallback-ca', hosts: ['localhost'] }).certPem;
+    const own = selfSignedCert({ commonName: 'secret-ca', hosts: ['localhost'] }).certPem;
+    let asked = 0;
+    const scopes = new ScopeCache({
+      reader: apiReader(env.api),
+      client: { tokenCache: new TokenCache(), retry: { baseDelayMs: 10, maxDelayMs: 50 } },
+      caFallback: () => {
+        asked++;
+        return Promise.resolve(fallback);
+      },
+    });
+    try {
+      const plain = await scopes.scopeFor({ namespace: env.namespace, identityRef: env.identityRef });
+      assert.equal(plain.config.tls?.caPem, fallback);
+      assert.equal(asked, 1);
+      const ref = await env.identitySecret('with-cacert', { cacert: own });
+      const withCa = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+      assert.equal(withCa.config.tls?.caPem, own);
+      assert.equal(asked, 1, 'not read when the Secret has its own');
     } finally {
       await scopes.close();
     }

@@ -128,6 +128,12 @@ export interface ScopeCacheOptions {
   /** Passed to every client built (registry, log, retry, token cache, …). */
   client?: Omit<OpenStackClientOptions, 'signal'>;
   log?: Logger;
+  /**
+   * The CA bundle (PEM) for a Secret without `cacert`, read each time one is used: the Machine
+   * API's `openshift-config/cloud-provider-config` key `ca-bundle.pem` (MAPO's fallback). Undefined
+   * or resolving to undefined: the system's trust store.
+   */
+  caFallback?: (signal: AbortSignal | undefined) => Promise<string | undefined>;
 }
 
 export interface ScopeRequest {
@@ -158,6 +164,7 @@ export class ScopeCache {
   private readonly reader: ObjectReader;
   private readonly clientOptions: Omit<OpenStackClientOptions, 'signal'>;
   private readonly log: Logger | undefined;
+  private readonly caFallback: ScopeCacheOptions['caFallback'];
   /** In LRU order, oldest first: a hit moves its entry to the end. */
   private readonly entries = new Map<string, Entry>();
   /** identity (kind, namespace, name, cloud, region) → the entry key its current content maps to. */
@@ -172,6 +179,7 @@ export class ScopeCache {
     this.reader = opts.reader;
     this.clientOptions = opts.client ?? {};
     this.log = opts.log;
+    this.caFallback = opts.caFallback;
   }
 
   /** Clients cached now. */
@@ -421,7 +429,8 @@ export class ScopeCache {
         `put the clouds.yaml document under the key ${CLOUDS_YAML_KEY} of Secret ${key.namespace}/${key.name}`,
       );
     }
-    return { cloudsYaml, caPem: secretValue(secret, CACERT_KEY) || undefined, source };
+    const caPem = secretValue(secret, CACERT_KEY) || ((await this.caFallback?.(signal)) ?? undefined);
+    return { cloudsYaml, caPem: caPem || undefined, source };
   }
 }
 

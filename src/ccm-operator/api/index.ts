@@ -19,7 +19,7 @@ export {
 } from './kinds.ts';
 export { CONFIG_GROUP, OPERATOR_GROUP, type ConditionStatus, type OpenShiftCondition } from './common.ts';
 export type { OperandVersion, RelatedObject } from './clusteroperator.ts';
-export type { PlatformStatus } from './infrastructure.ts';
+export { LOAD_BALANCER_TYPES, type OpenStackPlatformStatus, type PlatformStatus } from './infrastructure.ts';
 export { Conditions, EventReasons, Reasons } from './conditions.ts';
 export * from './names.ts';
 export { CRD_DIR, crdFiles } from './files.ts';

@@ -209,6 +209,10 @@ export interface OpenstackProviderStatus {
   instanceState?: string;
   /** The OpenStackServer (same namespace) the actuator owns for this Machine. */
   serverRef?: { name: string };
+  /** What the spec's names resolved to, once, before anything was created. */
+  resolved?: { imageID?: string; flavorID?: string; serverGroupID?: string };
+  /** The server's ports, in the spec's order: name, network and (once created) id. */
+  ports?: { name: string; networkID: string; id?: string }[];
   conditions?: {
     type: string;
     status: 'True' | 'False' | 'Unknown';

@@ -134,10 +134,42 @@ describe('resolveServerSpec', () => {
     assert.equal(sg.ids.length, 2);
   });
 
+  it('a port without a network takes it from its fixed IPs’ subnets, as CAPO does', async () => {
+    const byFilter = await resolveServerSpec(
+      w.os,
+      spec({ ports: [{ fixedIPs: [{ subnet: { filter: { name: 'machines-v4' } } }] }] }),
+    );
+    assert.equal(byFilter.ports[0]!.networkID, w.network.id);
+    assert.deepEqual(byFilter.ports[0]!.fixedIPs, [{ subnet: w.subnet.id }]);
+    const byId = await resolveServerSpec(
+      w.os,
+      spec({ ports: [{ fixedIPs: [{ subnet: { id: w.trunkSubnet.id }, ipAddress: '10.7.0.50' }] }] }),
+    );
+    assert.equal(byId.ports[0]!.networkID, w.trunkNetwork.id);
+    assert.deepEqual(byId.ports[0]!.fixedIPs, [{ subnet: w.trunkSubnet.id, ipAddress: '10.7.0.50' }]);
+
+    const split = await dependencyError(
+      resolveServerSpec(
+        w.os,
+        spec({
+          ports: [{ fixedIPs: [{ subnet: { id: w.subnet.id } }, { subnet: { id: w.trunkSubnet.id } }] }],
+        }),
+      ),
+    );
+    assert.equal(split.problem, 'Invalid');
+    assert.match(split.message, /subnets of different networks/);
+    const missing = await dependencyError(
+      resolveServerSpec(w.os, spec({ ports: [{ fixedIPs: [{ subnet: { filter: { name: 'nope' } } }] }] })),
+    );
+    assert.equal(missing.resource, 'subnet');
+    assert.equal(missing.problem, 'NotFound');
+  });
+
   it('refuses specs that cannot work, before any call', async () => {
     const cases: [Partial<ServerSpec>, RegExp][] = [
       [{ ports: [] }, /no ports/],
       [{ ports: [{ nameSuffix: 'x' }] }, /port rs-x has no network/],
+      [{ ports: [{ nameSuffix: 'y', fixedIPs: [{ ipAddress: '10.0.0.9' }] }] }, /port rs-y has no network/],
       [
         { ports: [{ network: { id: 'a' } }, { network: { id: 'b' }, nameSuffix: '0' }] },
         /two ports are named rs-0/,

@@ -9,6 +9,7 @@ import type { ServerApi } from './api.ts';
 import { DependencyError } from './errors.ts';
 import { blockDeviceVolumeName, portName, rootVolumeName } from './names.ts';
 import type {
+  FixedIPSpec,
   ImageParam,
   NetworkParam,
   NeutronTagFilter,
@@ -52,16 +53,20 @@ export async function resolveServerSpec(
   const ports: ResolvedPortSpec[] = [];
   for (const [index, port] of spec.ports.entries()) {
     const name = portName(spec.name, index, port.nameSuffix);
-    if (!port.network)
-      throw new DependencyError('network', 'Invalid', `port ${name} has no network; every port needs one`);
     const network = port.network;
-    const networkID = await memo(cache, ['network', network], () => resolveNetwork(api, network, o));
+    // No network: CAPO takes it from the subnets of the fixed IPs, which must share one.
+    const bySubnets = network ? undefined : await networkOfSubnets(api, cache, name, port.fixedIPs ?? [], o);
+    const networkID = network
+      ? await memo(cache, ['network', network], () => resolveNetwork(api, network, o))
+      : bySubnets!.networkID;
     const fixedIPs: ResolvedFixedIP[] = [];
-    for (const ip of port.fixedIPs ?? []) {
+    for (const [i, ip] of (port.fixedIPs ?? []).entries()) {
       const subnet = ip.subnet;
-      const subnetID = subnet
-        ? await memo(cache, ['subnet', networkID, subnet], () => resolveSubnet(api, networkID, subnet, o))
-        : undefined;
+      const subnetID = bySubnets
+        ? bySubnets.subnetIDs[i]
+        : subnet
+          ? await memo(cache, ['subnet', networkID, subnet], () => resolveSubnet(api, networkID, subnet, o))
+          : undefined;
       fixedIPs.push({
         ...(subnetID !== undefined ? { subnet: subnetID } : {}),
         ...(ip.ipAddress !== undefined ? { ipAddress: ip.ipAddress } : {}),
@@ -233,6 +238,63 @@ async function resolveSubnet(
     )
     .all();
   return DependencyError.exactlyOne('subnet', `${describe('filter', f)} on network ${networkID}`, ids(found));
+}
+
+/**
+ * The network of a port given only subnets: each subnet looked up (by id or by a filter across all
+ * networks), all on one network. A fixed IP without a subnet leaves nothing to derive it from.
+ */
+async function networkOfSubnets(
+  api: ServerApi,
+  cache: Memo,
+  port: string,
+  fixedIPs: readonly FixedIPSpec[],
+  o: { signal?: AbortSignal | undefined },
+): Promise<{ networkID: string; subnetIDs: (string | undefined)[] }> {
+  if (fixedIPs.length === 0 || fixedIPs.some((ip) => !ip.subnet))
+    throw new DependencyError(
+      'network',
+      'Invalid',
+      `port ${port} has no network and not every fixed IP names a subnet; give the port a network`,
+    );
+  const found: { id: string; networkID: string }[] = [];
+  for (const ip of fixedIPs) {
+    const subnet = ip.subnet!;
+    const key = JSON.stringify(['subnet-any-network', subnet]);
+    const [id, networkID] = JSON.parse(
+      await memo(cache, key, async () => {
+        const query =
+          'id' in subnet
+            ? { id: subnet.id }
+            : {
+                ...defined({
+                  name: subnet.filter.name,
+                  description: subnet.filter.description,
+                  project_id: subnet.filter.projectID,
+                  ip_version: subnet.filter.ipVersion,
+                  gateway_ip: subnet.filter.gatewayIP,
+                  cidr: subnet.filter.cidr,
+                  ipv6_address_mode: subnet.filter.ipv6AddressMode,
+                  ipv6_ra_mode: subnet.filter.ipv6RAMode,
+                }),
+                ...tagQuery(subnet.filter),
+              };
+        const list = await api.network.subnets.list(query, o).all();
+        const what = 'id' in subnet ? `id ${subnet.id}` : describe('filter', subnet.filter);
+        const one = DependencyError.exactlyOne('subnet', what, ids(list));
+        return JSON.stringify([one, list.find((s) => s.id === one)!.network_id]);
+      }),
+    ) as [string, string];
+    found.push({ id, networkID });
+  }
+  const networks = union(found.map((f) => f.networkID));
+  if (networks.length > 1)
+    throw new DependencyError(
+      'network',
+      'Invalid',
+      `port ${port} has no network and its fixed IPs name subnets of different networks (${networks.join(', ')}); give the port a network, or subnets of one network`,
+    );
+  return { networkID: networks[0]!, subnetIDs: found.map((f) => f.id) };
 }
 
 async function resolveSecurityGroups(

@@ -94,7 +94,10 @@ export interface ValueSpec {
 }
 
 export interface PortSpec {
-  /** Required: the engine does not default the cluster network (the caller does). */
+  /**
+   * The engine does not default the cluster network (the caller does); unset, the network is the
+   * one of the fixed IPs' subnets (CAPO's rule), which must all be on it.
+   */
   network?: NetworkParam | undefined;
   /** The port is named `<server>-<nameSuffix>`, else `<server>-<index>`. */
   nameSuffix?: string | undefined;
