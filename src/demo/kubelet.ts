@@ -17,6 +17,9 @@
  * It runs as a controller for OpenStackMachines: a machine's server is found through
  * `status.instanceID` (the OpenStackMachine's, else its OpenStackServer's), and what the VM knows
  * of itself (hostname, status, fixed IPs) comes from `host`, which plays the metadata service.
+ * With `machineAPI`, also for OpenShift's Machine API Machines (machine.openshift.io), whose
+ * server is the OpenStackServer of the Machine's name; their Node is deleted by the Machine API's
+ * machine controller, so this kubelet only stops heartbeating once the Machine goes away.
  */
 import type { V1Lease, V1Node, V1NodeCondition } from '@kubernetes/client-node';
 import {
@@ -37,9 +40,12 @@ import {
   type OpenStackMachine,
   type OpenStackServer,
 } from '../capo/api/index.ts';
+import { mapoKinds, type Machine as MachineAPIMachine } from '../mapo/api/index.ts';
 import { TAINT_UNINITIALIZED } from '../ccm/node-spec.ts';
 
 export const LABEL_CONTROL_PLANE_ROLE = 'node-role.kubernetes.io/control-plane';
+/** The kubelet of an OpenShift 4.19 node (no Machine API field says it). */
+const OPENSHIFT_KUBELET_VERSION = 'v1.32.4';
 const NODE_LEASE_NAMESPACE = 'kube-node-lease';
 
 /** What a VM knows about itself: its hostname, whether it runs, and its fixed IPs. */
@@ -64,9 +70,25 @@ export interface KubeletOptions {
    * addresses itself, with no uninitialized taint, as the clusters a migration starts from have them.
    */
   cloudProvider?: 'external' | 'openstack';
+  /** Also run the kubelets of Machine API Machines (needs the machine.openshift.io CRDs). */
+  machineAPI?: boolean;
 }
 
 export const KUBELET_CONTROLLER = 'demo-kubelet';
+export const MACHINE_API_KUBELET_CONTROLLER = 'demo-kubelet-machine-api';
+
+/** A machine as its kubelet sees it, from either API. */
+interface MachineView {
+  deleting: boolean;
+  instanceID: string | undefined;
+  controlPlane: boolean;
+  /** The kubelet deletes its Node when the machine goes (Cluster API); the Machine API's controller does it itself. */
+  deletesNode: boolean;
+  version(signal: AbortSignal): Promise<string>;
+}
+
+const sameName = (s: OpenStackServer) =>
+  s.metadata?.name ? [{ namespace: s.metadata.namespace, name: s.metadata.name }] : [];
 
 export function registerKubelets(mgr: Manager, opts: KubeletOptions): Kubelets {
   const k = new Kubelets(mgr, opts);
@@ -74,11 +96,17 @@ export function registerKubelets(mgr: Manager, opts: KubeletOptions): Kubelets {
     .controller(KUBELET_CONTROLLER)
     .for(capoKinds.OpenStackMachine)
     // The instance ID may reach the OpenStackServer's status before the machine's.
-    .watches(capoKinds.OpenStackServer, (s) =>
-      s.metadata?.name ? [{ namespace: s.metadata.namespace, name: s.metadata.name }] : [],
-    )
+    .watches(capoKinds.OpenStackServer, sameName)
     .withOptions({ maxConcurrentReconciles: 4 })
     .complete((req, signal, ctx) => k.reconcile(req, signal, ctx));
+  if (opts.machineAPI) {
+    mgr
+      .controller(MACHINE_API_KUBELET_CONTROLLER)
+      .for(mapoKinds.Machine)
+      .watches(capoKinds.OpenStackServer, sameName)
+      .withOptions({ maxConcurrentReconciles: 4 })
+      .complete((req, signal, ctx) => k.reconcileMachineAPI(req, signal, ctx));
+  }
   return k;
 }
 
@@ -102,20 +130,51 @@ export class Kubelets {
     this.cloudProvider = provider;
   }
 
+  /** A Cluster API machine (its OpenStackMachine). */
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
-    const key = `${req.namespace ?? ''}/${req.name}`;
     const osm = await this.mgr.client.get(capoKinds.OpenStackMachine, req, { signal });
-    if (!osm || osm.metadata?.deletionTimestamp) {
+    const view: MachineView | undefined = osm && {
+      deleting: Boolean(osm.metadata?.deletionTimestamp),
+      instanceID: osm.status?.instanceID ?? (await this.serverInstanceID(req, signal)),
+      controlPlane: osm.metadata?.labels?.[CONTROL_PLANE_LABEL] !== undefined,
+      deletesNode: true,
+      version: (s) => this.kubeletVersion(osm, s),
+    };
+    return this.sync(`cluster-api/${req.namespace ?? ''}/${req.name}`, view, signal, ctx);
+  }
+
+  /** A Machine API Machine: its server is the OpenStackServer of its name. */
+  async reconcileMachineAPI(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
+    const m = await this.mgr.client.get<MachineAPIMachine>(mapoKinds.Machine, req, { signal });
+    const view: MachineView | undefined = m && {
+      deleting: Boolean(m.metadata?.deletionTimestamp),
+      instanceID: await this.serverInstanceID(req, signal),
+      controlPlane: m.metadata?.labels?.['machine.openshift.io/cluster-api-machine-role'] === 'master',
+      deletesNode: false,
+      version: () => Promise.resolve(OPENSHIFT_KUBELET_VERSION),
+    };
+    return this.sync(`machine-api/${req.namespace ?? ''}/${req.name}`, view, signal, ctx);
+  }
+
+  private async sync(
+    key: string,
+    machine: MachineView | undefined,
+    signal: AbortSignal,
+    ctx: ReconcileContext,
+  ): Promise<Result> {
+    if (!machine || machine.deleting) {
       const name = this.nodes.get(key);
       if (name) {
-        await this.deleteNode(name, signal);
-        ctx.log.info({ node: name }, 'machine going away: node deleted');
+        if (machine?.deletesNode !== false) {
+          await this.deleteNode(name, signal);
+          ctx.log.info({ node: name }, 'machine going away: node deleted');
+        }
         this.nodes.delete(key);
         this.beats.delete(name);
       }
       return {};
     }
-    const instanceID = await this.instanceID(osm, signal);
+    const instanceID = machine.instanceID;
     const host = instanceID ? this.opts.host(instanceID) : undefined;
     const known = this.nodes.get(key);
     if (!host || !instanceID) {
@@ -126,7 +185,7 @@ export class Kubelets {
 
     const node = await this.mgr.client.get(kinds.Node, { name: host.name }, { signal });
     if (!node) {
-      await this.register(osm, instanceID, host, signal);
+      await this.register(machine, instanceID, host, signal);
       this.nodes.set(key, host.name);
       this.beats.set(host.name, Date.now());
       ctx.log.info({ node: host.name, instanceID }, 'server ACTIVE: node registered');
@@ -141,23 +200,21 @@ export class Kubelets {
     return { requeueAfterMs: this.opts.heartbeatMs };
   }
 
-  private async instanceID(osm: OpenStackMachine, signal: AbortSignal): Promise<string | undefined> {
-    if (osm.status?.instanceID) return osm.status.instanceID;
-    const key = { namespace: osm.metadata?.namespace, name: osm.metadata?.name ?? '' };
-    const oss = await this.mgr.client.get<OpenStackServer>(capoKinds.OpenStackServer, key, { signal });
+  private async serverInstanceID(req: Request, signal: AbortSignal): Promise<string | undefined> {
+    const oss = await this.mgr.client.get<OpenStackServer>(capoKinds.OpenStackServer, req, { signal });
     return oss?.status?.instanceID ?? undefined;
   }
 
   private async register(
-    osm: OpenStackMachine,
+    machine: MachineView,
     instanceID: string,
     host: HostView,
     signal: AbortSignal,
   ): Promise<void> {
     const now = metaTime(Date.now());
     const inTree = this.cloudProvider === 'openstack';
-    const controlPlane = osm.metadata?.labels?.[CONTROL_PLANE_LABEL] !== undefined;
-    const version = await this.kubeletVersion(osm, signal);
+    const controlPlane = machine.controlPlane;
+    const version = await machine.version(signal);
     const node: V1Node = {
       apiVersion: 'v1',
       kind: 'Node',

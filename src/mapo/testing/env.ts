@@ -5,7 +5,10 @@
  * `openstack-cloud-credentials`, the user data Secret `worker-user-data`), the Infrastructure
  * `cluster` with its API and ingress VIPs, and in the cloud the image, nodes network and subnet and
  * worker security group the example names. `startMapo` runs the machine controller and capo's
- * OpenStackServer controller in-process on one Manager and one ScopeCache, waits scaled down.
+ * OpenStackServer controller in-process on one Manager and one ScopeCache, waits scaled down; on
+ * request also the machine-api-operator's controllers (`mao`), the migration controller
+ * (`migration`) and the kubelet stand-in of src/demo (`kubelets`: a Node for each ACTIVE server,
+ * with providerID and addresses as a kubelet on the in-tree provider sets them, since no ccm runs).
  */
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
@@ -27,6 +30,9 @@ import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { ALL_KINDS, CRD_DIR, type Machine, type MachineSet } from '../api/index.ts';
 import { registerMachineController, type MachineControllerOptions } from '../controllers/machine.ts';
 import { ServerGroupsByName } from '../machine/server-group.ts';
+import { registerMachineAPIOperatorControllers, type MachineAPIOperatorOptions } from '../mao/index.ts';
+import { registerMigrationController } from '../migration/index.ts';
+import { registerKubelets } from '../../demo/kubelet.ts';
 
 export const MAPI_NAMESPACE = 'openshift-machine-api';
 export const CLOUDS_SECRET = 'openstack-cloud-credentials';
@@ -50,6 +56,12 @@ export interface MapoEnv extends CapoEnv {
 
 export interface StartMapoOptions {
   machine?: Partial<MachineControllerOptions>;
+  /** The machine-api-operator's MachineSet, nodelink and drain controllers (`--act-as-machine-api-operator`). */
+  mao?: boolean | MachineAPIOperatorOptions;
+  /** The MAPI ↔ CAPI migration controller. */
+  migration?: boolean;
+  /** The kubelet stand-in for the Machine API Machines' servers. */
+  kubelets?: boolean;
   log?: Logger;
 }
 
@@ -179,6 +191,30 @@ export function startMapo(env: CapoEnv, opts: StartMapoOptions = {}): Promise<Ru
     errorInitialMs: 20,
     errorMaxMs: 200,
   });
+  if (opts.mao) {
+    registerMachineAPIOperatorControllers(manager, {
+      drain: { backoff: { baseMs: 20, maxMs: 500 }, podDeletionPollMs: 50, requeueMs: 200 },
+      ...(opts.mao === true ? {} : opts.mao),
+    });
+  }
+  if (opts.migration) registerMigrationController(manager, { refusedRetryMs: 200 });
+  if (opts.kubelets) {
+    const cloud = env.sim.cloud;
+    registerKubelets(manager, {
+      host: (id) => {
+        const server = cloud.compute.getServer(id);
+        if (!server) return undefined;
+        const addresses = cloud.network
+          .portsByDevice(id)
+          .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
+        return { name: server.name, status: server.status, addresses };
+      },
+      heartbeatMs: 60_000,
+      pollMs: 50,
+      cloudProvider: 'openstack',
+      machineAPI: true,
+    });
+  }
   const stopper = new AbortController();
   const done = manager.start(stopper.signal).catch((err: unknown) => {
     log.error({ err }, 'mapo manager stopped with an error');
