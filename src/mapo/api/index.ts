@@ -31,6 +31,7 @@ export {
   type MachineSetStatus,
 } from './machineset.ts';
 export * from './names.ts';
+export * from './conditions.ts';
 export {
   PROVIDER_API_VERSION,
   PROVIDER_SPEC_KIND,

@@ -60,17 +60,14 @@ import {
   formatProviderSpecProblem,
   Labels,
   MACHINE_FINALIZER,
+  MachineConditions,
   mapoKinds,
   type Condition,
   type Machine,
   type OpenstackProviderSpec,
 } from '../api/index.ts';
-import {
-  getMachineCondition,
-  MachineConditions,
-  MachineReasons,
-  setMachineCondition,
-} from '../machine/conditions.ts';
+import { getMachineCondition, pausedCondition, setMachineCondition } from '../conditions.ts';
+import { MachineReasons } from '../machine/reasons.ts';
 import { ServerGroupsByName } from '../machine/server-group.ts';
 import { machineToServerSpec, userDataSecretName } from '../machine/server-spec.ts';
 import { machineAddresses, providerIDOf, providerStatusOf } from '../machine/state.ts';
@@ -198,22 +195,11 @@ class MachineReconciler {
 
     const authority = machine.status?.authoritativeAPI;
     if (authority === 'ClusterAPI' || authority === 'Migrating') {
-      setMachineCondition(conditions, {
-        type: MachineConditions.Paused,
-        status: 'True',
-        reason: MachineReasons.AuthoritativeAPINotMachineAPI,
-        message: `The AuthoritativeAPI status is set to '${authority}'`,
-      });
+      setMachineCondition(conditions, pausedCondition(authority), this.mgr.clock.now());
       return {};
     }
     if (authority || getMachineCondition(conditions, MachineConditions.Paused)) {
-      setMachineCondition(conditions, {
-        type: MachineConditions.Paused,
-        status: 'False',
-        reason: MachineReasons.AuthoritativeAPIMachineAPI,
-        severity: 'Info',
-        message: "The AuthoritativeAPI status is set to 'MachineAPI'",
-      });
+      setMachineCondition(conditions, pausedCondition('MachineAPI'), this.mgr.clock.now());
     }
     if (machine.status?.phase === 'Failed') {
       ctx.log.info({ reason: machine.status.errorReason }, 'the Machine is Failed; not reconciling it');

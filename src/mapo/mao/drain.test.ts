@@ -10,7 +10,7 @@ import { after, before, describe, it } from 'node:test';
 import { kinds, resourceType, type KubernetesObject } from '../../kube/index.ts';
 import { eventually } from '../../sim/kube/testing/harness.ts';
 import { Annotations, MACHINE_API_NAMESPACE, mapoKinds, type Machine } from '../api/index.ts';
-import { machineCondition } from './conditions.ts';
+import { getMachineCondition } from '../conditions.ts';
 import { DRAINABLE, DRAINED } from './drain.ts';
 import { machineBody, startMaoEnv, type MaoEnv } from './testing/env.ts';
 
@@ -92,7 +92,7 @@ describe('machine-drain (acting as the machine-api-operator)', () => {
   async function drained(name: string): Promise<Machine> {
     return eventually(async () => {
       const m = await machine(name);
-      return machineCondition(m, DRAINED)?.status === 'True' ? m : undefined;
+      return getMachineCondition(m.status?.conditions, DRAINED)?.status === 'True' ? m : undefined;
     }, WAIT);
   }
 
@@ -100,8 +100,8 @@ describe('machine-drain (acting as the machine-api-operator)', () => {
     await nodeWithPods('n1');
     await deletingMachine('drain-me', 'n1');
     const m = await drained('drain-me');
-    assert.equal(machineCondition(m, DRAINED)?.message, 'Drain finished successfully');
-    assert.equal(machineCondition(m, DRAINABLE)?.status, 'True');
+    assert.equal(getMachineCondition(m.status?.conditions, DRAINED)?.message, 'Drain finished successfully');
+    assert.equal(getMachineCondition(m.status?.conditions, DRAINABLE)?.status, 'True');
     assert.deepEqual(await podNames('n1'), ['n1-agent', 'n1-static']);
     assert.equal((await env.api.get(kinds.Node, { name: 'n1' })).spec?.unschedulable, true);
     const events = await eventually(async () => {
@@ -120,12 +120,12 @@ describe('machine-drain (acting as the machine-api-operator)', () => {
     });
     const held = await eventually(async () => {
       const m = await machine('hooked');
-      return machineCondition(m, DRAINABLE)?.status === 'False' ? m : undefined;
+      return getMachineCondition(m.status?.conditions, DRAINABLE)?.status === 'False' ? m : undefined;
     }, WAIT);
-    const drainable = machineCondition(held, DRAINABLE);
+    const drainable = getMachineCondition(held.status?.conditions, DRAINABLE);
     assert.equal(drainable?.reason, 'HookPresent');
     assert.match(drainable?.message ?? '', /EtcdQuorum \(owner clusteroperator\/etcd\)/);
-    assert.equal(machineCondition(held, DRAINED), undefined, 'nothing else happens');
+    assert.equal(getMachineCondition(held.status?.conditions, DRAINED), undefined, 'nothing else happens');
     assert.deepEqual(await podNames('n2'), ['n2-agent', 'n2-static', 'n2-web']);
     assert.notEqual((await env.api.get(kinds.Node, { name: 'n2' })).spec?.unschedulable, true);
 
@@ -133,7 +133,7 @@ describe('machine-drain (acting as the machine-api-operator)', () => {
       spec: { lifecycleHooks: { preDrain: null } },
     });
     const m = await drained('hooked');
-    assert.equal(machineCondition(m, DRAINABLE)?.status, 'True');
+    assert.equal(getMachineCondition(m.status?.conditions, DRAINABLE)?.status, 'True');
     assert.deepEqual(await podNames('n2'), ['n2-agent', 'n2-static']);
   });
 
@@ -141,7 +141,7 @@ describe('machine-drain (acting as the machine-api-operator)', () => {
     await nodeWithPods('n3');
     await deletingMachine('excluded', 'n3', {}, { [Annotations.ExcludeNodeDraining]: '' });
     const m = await drained('excluded');
-    assert.match(machineCondition(m, DRAINED)?.message ?? '', /skipped/);
+    assert.match(getMachineCondition(m.status?.conditions, DRAINED)?.message ?? '', /skipped/);
     assert.deepEqual(await podNames('n3'), ['n3-agent', 'n3-static', 'n3-web']);
     assert.notEqual((await env.api.get(kinds.Node, { name: 'n3' })).spec?.unschedulable, true);
   });
@@ -179,10 +179,13 @@ describe('machine-drain (acting as the machine-api-operator)', () => {
     await deletingMachine('guarded', 'n4');
     const blocked = await eventually(async () => {
       const m = await machine('guarded');
-      return machineCondition(m, DRAINED)?.status === 'False' ? m : undefined;
+      return getMachineCondition(m.status?.conditions, DRAINED)?.status === 'False' ? m : undefined;
     }, WAIT);
-    assert.equal(machineCondition(blocked, DRAINED)?.reason, 'MachineDrainError');
-    assert.match(machineCondition(blocked, DRAINED)?.message ?? '', /cannot evict pod workloads\/n4-web/);
+    assert.equal(getMachineCondition(blocked.status?.conditions, DRAINED)?.reason, 'MachineDrainError');
+    assert.match(
+      getMachineCondition(blocked.status?.conditions, DRAINED)?.message ?? '',
+      /cannot evict pod workloads\/n4-web/,
+    );
     assert.deepEqual(await podNames('n4'), ['n4-agent', 'n4-static', 'n4-web']);
 
     await env.api.patch(pdbKind, { namespace: APPS, name: 'guard' }, 'merge', status(1), {

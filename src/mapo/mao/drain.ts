@@ -42,14 +42,21 @@ import {
   type Request,
   type Result,
 } from '../../kube/index.ts';
-import { Annotations, mapoKinds, type Condition, type LifecycleHook, type Machine } from '../api/index.ts';
-import { machineCondition, setMachineCondition, type MachineConditionInput } from './conditions.ts';
+import {
+  Annotations,
+  MachineConditions,
+  mapoKinds,
+  type Condition,
+  type LifecycleHook,
+  type Machine,
+} from '../api/index.ts';
+import { getMachineCondition, setMachineCondition, type MachineConditionInput } from '../conditions.ts';
 import { isNodeUnreachable, podName, podsToEvict } from './drain-pods.ts';
 
 export const DRAIN_CONTROLLER = 'machine-drain';
 
-export const DRAINABLE = 'Drainable';
-export const DRAINED = 'Drained';
+export const DRAINABLE = MachineConditions.Drainable;
+export const DRAINED = MachineConditions.Drained;
 
 export const DrainReasons = {
   /** Drainable=False: preDrain hooks (openshift/api MachineHookPresent). */
@@ -151,7 +158,7 @@ export class DrainReconciler {
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
     const machine = await this.mgr.client.get(mapoKinds.Machine, req, { signal });
     if (!machine?.metadata?.deletionTimestamp || machine.status?.phase !== 'Deleting') return {};
-    if (machineCondition(machine, DRAINED)?.status === 'True') return {};
+    if (getMachineCondition(machine.status?.conditions, DRAINED)?.status === 'True') return {};
     const report = new Report(this.mgr, machine);
     try {
       return await this.drain(machine, report, signal, ctx);
@@ -217,7 +224,7 @@ export class DrainReconciler {
     }
     const wait = await this.controlPlaneWait(node, signal);
     if (wait) return this.requeue(report, wait);
-    if (machineCondition(machine, DRAINED)?.reason !== DrainReasons.Draining) {
+    if (getMachineCondition(machine.status?.conditions, DRAINED)?.reason !== DrainReasons.Draining) {
       report.event('Normal', DrainEventReasons.DrainProceeds, 'Node drain proceeds');
     }
     if (!node.spec?.unschedulable) {

@@ -18,20 +18,8 @@ export {
   DrainEventReasons,
   DrainReasons,
 } from './drain.ts';
-export {
-  BURST_REPLICAS,
-  MACHINESET_CONTROLLER,
-  MachineSetEventReasons,
-  PAUSED_CONDITION,
-  PausedReasons,
-} from './machineset.ts';
+export { BURST_REPLICAS, MACHINESET_CONTROLLER, MachineSetEventReasons } from './machineset.ts';
 export { AmbiguousMachineError, NODELINK_CONTROLLER } from './nodelink.ts';
-export {
-  setMachineCondition,
-  machineCondition,
-  type MachineConditionInput,
-  type Severity,
-} from './conditions.ts';
 export type { DrainControllerOptions, MachineSetControllerOptions, NodelinkControllerOptions };
 
 export interface MachineAPIOperatorOptions {

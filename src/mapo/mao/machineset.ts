@@ -40,8 +40,14 @@ import {
   type Request,
   type Result,
 } from '../../kube/index.ts';
-import { MACHINE_API_VERSION, mapoKinds, type Machine, type MachineSet } from '../api/index.ts';
-import { setMachineCondition } from './conditions.ts';
+import {
+  MACHINE_API_VERSION,
+  MachineConditions,
+  mapoKinds,
+  type Machine,
+  type MachineSet,
+} from '../api/index.ts';
+import { pausedCondition, setMachineCondition } from '../conditions.ts';
 import { deletePriorityFunc, machinesToDelete, unknownDeletePolicy } from './delete-policy.ts';
 import { Expectations } from './expectations.ts';
 import { machineSetStatus } from './machineset-status.ts';
@@ -59,12 +65,6 @@ export const MachineSetEventReasons = {
   SuccessfulDelete: 'SuccessfulDelete',
   FailedCreate: 'FailedCreate',
   FailedDelete: 'FailedDelete',
-} as const;
-
-export const PAUSED_CONDITION = 'Paused';
-export const PausedReasons = {
-  Paused: 'AuthoritativeAPINotMachineAPI',
-  NotPaused: 'AuthoritativeAPIMachineAPI',
 } as const;
 
 export interface MachineSetControllerOptions {
@@ -322,28 +322,11 @@ export class MachineSetReconciler {
   ): Promise<boolean> {
     const authority = ms.status?.authoritativeAPI;
     const paused = authority === 'ClusterAPI' || authority === 'Migrating';
-    const wasPaused = ms.status?.conditions?.some((c) => c.type === PAUSED_CONDITION) ?? false;
+    const wasPaused = ms.status?.conditions?.some((c) => c.type === MachineConditions.Paused) ?? false;
     if (!paused && authority === undefined && !wasPaused) return false;
     const draft = clone(ms);
     const conditions = draft.status?.conditions ? [...draft.status.conditions] : [];
-    setMachineCondition(
-      conditions,
-      paused
-        ? {
-            type: PAUSED_CONDITION,
-            status: 'True',
-            reason: PausedReasons.Paused,
-            message: `The AuthoritativeAPI is set to ${authority}`,
-          }
-        : {
-            type: PAUSED_CONDITION,
-            status: 'False',
-            reason: PausedReasons.NotPaused,
-            message: `The AuthoritativeAPI is set to ${authority ?? 'MachineAPI'}`,
-            severity: 'Info',
-          },
-      this.mgr.clock.now(),
-    );
+    setMachineCondition(conditions, pausedCondition(paused ? authority : 'MachineAPI'), this.mgr.clock.now());
     draft.status = { ...draft.status, conditions };
     await patchStatus(this.mgr.api, mapoKinds.MachineSet, ms, draft, { signal });
     if (paused) ctx.log.info({ authoritativeAPI: authority }, 'paused: another API is authoritative');

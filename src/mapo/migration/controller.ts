@@ -49,6 +49,7 @@ import {
 } from '../../capo/api/index.ts';
 import {
   Labels,
+  MachineConditions,
   mapoKinds,
   type AuthoritativeAPI,
   type AuthorityState,
@@ -60,15 +61,9 @@ import {
   pausedCondition,
   removeMachineCondition,
   setMachineCondition,
-} from './conditions.ts';
+} from '../conditions.ts';
 import { deriveClusterAPIMachine, type ClusterAPIMachine, type Refusal } from './derive.ts';
-import {
-  MIGRATION_CONTROLLER,
-  MigrationConditions,
-  MigrationEventReasons,
-  PAUSED_ANNOTATION,
-  RefusalReasons,
-} from './names.ts';
+import { MIGRATION_CONTROLLER, MigrationEventReasons, PAUSED_ANNOTATION, RefusalReasons } from './names.ts';
 import { controlledOnlyBy, controllerOf, withController } from './owners.ts';
 
 export interface MigrationControllerOptions {
@@ -395,7 +390,7 @@ class MigrationReconciler {
     status.synchronizedAPI = synchronized;
     const conditions: Condition[] = (status.conditions ??= []);
     setMachineCondition(conditions, pausedCondition(state), this.mgr.clock.now());
-    removeMachineCondition(conditions, MigrationConditions.MigrationRefused);
+    removeMachineCondition(conditions, MachineConditions.MigrationRefused);
     // Optimistic: the machine controller writes this status too, and a merge patch replaces
     // the conditions list whole.
     return patchStatus(this.mgr.api, mapoKinds.Machine, machine, draft, { signal, optimisticLock: true });
@@ -403,7 +398,7 @@ class MigrationReconciler {
 
   /** No switch requested: record an unset status, and drop a refusal the user answered by switching back. */
   private async settled(machine: Machine, api: AuthoritativeAPI, signal: AbortSignal): Promise<void> {
-    const refusal = getMachineCondition(machine.status?.conditions, MigrationConditions.MigrationRefused);
+    const refusal = getMachineCondition(machine.status?.conditions, MachineConditions.MigrationRefused);
     if (machine.status?.authoritativeAPI !== undefined && !refusal) return;
     await this.writeAuthority(machine, api, api, signal);
   }
@@ -419,7 +414,7 @@ class MigrationReconciler {
     const changed = setMachineCondition(
       conditions,
       {
-        type: MigrationConditions.MigrationRefused,
+        type: MachineConditions.MigrationRefused,
         status: 'True',
         reason: refusal.reason,
         message: refusal.message,

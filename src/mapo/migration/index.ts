@@ -6,12 +6,9 @@
 export { registerMigrationController, type MigrationControllerOptions } from './controller.ts';
 export {
   MIGRATION_CONTROLLER,
-  MigrationConditions,
   MigrationEventReasons,
   PAUSED_ANNOTATION,
-  PausedReasons,
   RefusalReasons,
   type RefusalReason,
 } from './names.ts';
-export { pausedCondition, setMachineCondition, type MachineConditionInput } from './conditions.ts';
 export { deriveClusterAPIMachine, type ClusterAPIMachine, type Derived, type Refusal } from './derive.ts';

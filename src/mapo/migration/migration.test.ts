@@ -30,12 +30,10 @@ import { OPENSTACK_SERVER_CONTROLLER } from '../../capo/controllers/openstackser
 import { CAPO_CONTROLLERS, startCapoEnv, type CapoEnv, type RunningCapo } from '../../capo/testing/env.ts';
 import { openServerFixtures, type ServerFixtures } from '../../capo/testing/server-fixtures.ts';
 import { registerKubelets } from '../../demo/kubelet.ts';
-import { CRD_DIR, Labels, mapoKinds, type Machine } from '../api/index.ts';
+import { CRD_DIR, Labels, MachineConditions, mapoKinds, PausedReasons, type Machine } from '../api/index.ts';
 import {
-  MigrationConditions,
   MigrationEventReasons,
   PAUSED_ANNOTATION,
-  PausedReasons,
   RefusalReasons,
   registerMigrationController,
 } from './index.ts';
@@ -297,7 +295,7 @@ describe('migration controller', () => {
     const refused = await eventually(
       async () => {
         const m = await machine(name);
-        return condition(m, MigrationConditions.MigrationRefused)?.reason === RefusalReasons.ClusterNotFound
+        return condition(m, MachineConditions.MigrationRefused)?.reason === RefusalReasons.ClusterNotFound
           ? m
           : undefined;
       },
@@ -305,7 +303,7 @@ describe('migration controller', () => {
     );
     assert.equal(refused?.status?.authoritativeAPI, 'MachineAPI');
     assert.match(
-      condition(refused, MigrationConditions.MigrationRefused)?.message ?? '',
+      condition(refused, MachineConditions.MigrationRefused)?.message ?? '',
       new RegExp(`no Cluster API Cluster ${CLUSTER} .*Fix: create the Cluster`),
     );
     await eventually(async () => (await events(name, MigrationEventReasons.Refused)).length > 0, {
@@ -329,9 +327,9 @@ describe('migration controller', () => {
       },
       { ...WAIT, what: 'status.authoritativeAPI ClusterAPI' },
     );
-    assert.equal(condition(migrated, MigrationConditions.MigrationRefused), undefined);
-    assert.equal(condition(migrated, MigrationConditions.Paused)?.status, 'True');
-    assert.equal(condition(migrated, MigrationConditions.Paused)?.reason, PausedReasons.NotMachineAPI);
+    assert.equal(condition(migrated, MachineConditions.MigrationRefused), undefined);
+    assert.equal(condition(migrated, MachineConditions.Paused)?.status, 'True');
+    assert.equal(condition(migrated, MachineConditions.Paused)?.reason, PausedReasons.NotMachineAPI);
     const osm = (await eventually(
       async () => {
         const o = await get<KubernetesObject & { status?: { ready?: boolean; instanceID?: string } }>(
@@ -379,8 +377,8 @@ describe('migration controller', () => {
       },
       { ...WAIT, what: 'status.authoritativeAPI MachineAPI' },
     );
-    assert.equal(condition(returned, MigrationConditions.Paused)?.status, 'False');
-    assert.equal(condition(returned, MigrationConditions.Paused)?.reason, PausedReasons.MachineAPI);
+    assert.equal(condition(returned, MachineConditions.Paused)?.status, 'False');
+    assert.equal(condition(returned, MachineConditions.Paused)?.reason, PausedReasons.MachineAPI);
     const served = await get<OpenStackServer>(capoKinds.OpenStackServer, name);
     assert.deepEqual(
       served?.metadata?.ownerReferences?.filter((r) => r.controller).map((r) => r.uid),
@@ -435,11 +433,11 @@ describe('migration controller', () => {
       const m = await eventually(
         async () => {
           const got = await machine(name);
-          return condition(got, MigrationConditions.MigrationRefused) ? got : undefined;
+          return condition(got, MachineConditions.MigrationRefused) ? got : undefined;
         },
         { ...WAIT, what: `${name} refused` },
       );
-      const c = condition(m, MigrationConditions.MigrationRefused);
+      const c = condition(m, MachineConditions.MigrationRefused);
       assert.equal(c?.status, 'True');
       assert.equal(c?.reason, reason);
       assert.match(c?.message ?? '', text);
@@ -453,7 +451,7 @@ describe('migration controller', () => {
     // Switching back answers the refusal: the condition goes.
     await switchTo('failed', 'MachineAPI');
     await eventually(
-      async () => condition(await machine('failed'), MigrationConditions.MigrationRefused) === undefined,
+      async () => condition(await machine('failed'), MachineConditions.MigrationRefused) === undefined,
       { ...WAIT, what: 'the refusal cleared' },
     );
   });
@@ -516,7 +514,7 @@ describe('migration controller', () => {
       },
       { ...WAIT, what: 'status.authoritativeAPI ClusterAPI after the restart' },
     ))!;
-    assert.equal(condition(done, MigrationConditions.Paused)?.status, 'True');
+    assert.equal(condition(done, MachineConditions.Paused)?.status, 'True');
     const ready = (await eventually(
       async () => {
         const o = await get<KubernetesObject & { status?: { ready?: boolean; instanceID?: string } }>(

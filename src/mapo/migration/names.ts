@@ -12,20 +12,6 @@ export const MIGRATION_CONTROLLER = 'migration';
  */
 export { PAUSED_ANNOTATION } from '../../capo/api/index.ts';
 
-/** Condition types on the Machine API Machine. */
-export const MigrationConditions = {
-  /** OpenShift's: True while another API (or nobody, mid-handover) manages the Machine. */
-  Paused: 'Paused',
-  /** True while a requested switch of spec.authoritativeAPI is refused; the message says why and what to do. */
-  MigrationRefused: 'MigrationRefused',
-} as const;
-
-/** The Paused condition's reasons (machine-api-operator's PausedConditionReason, NotPausedConditionReason). */
-export const PausedReasons = {
-  NotMachineAPI: 'AuthoritativeAPINotMachineAPI',
-  MachineAPI: 'AuthoritativeAPIMachineAPI',
-} as const;
-
 /** Why a switch is refused: the MigrationRefused condition's reason. */
 export const RefusalReasons = {
   MachineDeleting: 'MachineDeleting',

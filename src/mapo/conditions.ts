@@ -1,19 +1,22 @@
 /**
  * Conditions in the Machine API's shape (openshift/api `machine/v1beta1` Condition: type, status,
- * severity, reason, message, lastTransitionTime), and the Paused condition the machine controller
- * also writes from status.authoritativeAPI: one definition, so both write the same thing.
+ * severity, reason, message, lastTransitionTime): the one setter every mapo controller writes
+ * them with, and the one Paused condition, so the machine, MachineSet and migration controllers
+ * never write the same condition two ways (which would make them undo each other's writes).
  */
-import { metaTime } from '../../kube/index.ts';
-import type { AuthorityState, Condition } from '../api/index.ts';
-import { MigrationConditions, PausedReasons } from './names.ts';
+import { metaTime } from '../kube/index.ts';
+import { MachineConditions, PausedReasons, type AuthorityState, type Condition } from './api/index.ts';
+
+export type Severity = 'Error' | 'Warning' | 'Info';
 
 export interface MachineConditionInput {
   type: string;
   status: 'True' | 'False' | 'Unknown';
-  reason: string;
-  message: string;
-  /** Only with status False, as openshift/api documents. */
-  severity?: 'Error' | 'Warning' | 'Info';
+  /** machine-api-operator leaves it empty on True conditions. */
+  reason?: string;
+  message?: string;
+  /** Kept only with status False, as openshift/api documents. */
+  severity?: Severity;
 }
 
 /**
@@ -23,7 +26,7 @@ export interface MachineConditionInput {
 export function setMachineCondition(
   conditions: Condition[],
   input: MachineConditionInput,
-  now: number,
+  nowMs: number = Date.now(),
 ): boolean {
   const i = conditions.findIndex((c) => c.type === input.type);
   const existing = conditions[i];
@@ -31,12 +34,12 @@ export function setMachineCondition(
     type: input.type,
     status: input.status,
     ...(input.status === 'False' && input.severity ? { severity: input.severity } : {}),
-    reason: input.reason,
-    message: input.message,
+    ...(input.reason ? { reason: input.reason } : {}),
+    ...(input.message ? { message: input.message } : {}),
     lastTransitionTime:
       existing?.status === input.status && existing.lastTransitionTime
         ? existing.lastTransitionTime
-        : metaTime(now),
+        : metaTime(nowMs),
   };
   if (!existing) {
     conditions.push(next);
@@ -76,11 +79,11 @@ export function pausedCondition(state: AuthorityState): MachineConditionInput {
   const message = `The AuthoritativeAPI is set to ${state}`;
   return state === 'MachineAPI'
     ? {
-        type: MigrationConditions.Paused,
+        type: MachineConditions.Paused,
         status: 'False',
         severity: 'Info',
         reason: PausedReasons.MachineAPI,
         message,
       }
-    : { type: MigrationConditions.Paused, status: 'True', reason: PausedReasons.NotMachineAPI, message };
+    : { type: MachineConditions.Paused, status: 'True', reason: PausedReasons.NotMachineAPI, message };
 }
