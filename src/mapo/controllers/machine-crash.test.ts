@@ -140,7 +140,7 @@ describe('mapo killed after any OpenStack write of a Machine’s create or delet
     const ports = await env.admin.network.ports.list({ device_id: id }).all();
     assert.deepEqual(
       ports.map((p) => p.id).sort(),
-      oss.status.resources!.ports.map((p) => p.id).sort(),
+      oss.status.resources!.ports!.map((p) => p.id).sort(),
       `${name}: the server's ports are the recorded ones`,
     );
   }
