@@ -17,15 +17,19 @@ import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { CLUSTER, operatorKinds, CRD_DIR as CCM_OPERATOR_CRD_DIR } from '../../ccm-operator/api/index.ts';
 import type { OpenStackPlatformStatus } from '../../ccm-operator/api/index.ts';
 import { CAPO_UNCACHED_KINDS } from '../../capo/cache.ts';
-import { registerOpenStackServerController } from '../../capo/controllers/openstackserver.ts';
+import {
+  registerOpenStackServerController,
+  type OpenStackServerControllerOptions,
+} from '../../capo/controllers/openstackserver.ts';
 import { ScopeCache } from '../../capo/identity.ts';
 import { startCapoEnv, type CapoEnv } from '../../capo/testing/env.ts';
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from '../../lib/log.ts';
-import { createRegistry } from '../../lib/metrics.ts';
+import { createRegistry, type Registry } from '../../lib/metrics.ts';
 import { isAlreadyExists, kinds, Manager, type KubernetesObject } from '../../kube/index.ts';
 import { kubeConfigFrom } from '../../kube/testing/env.ts';
 import { DiscoveryCache } from '../../openstack/core/discovery.ts';
 import { TokenCache } from '../../openstack/core/token-cache.ts';
+import type { CloudOptions } from '../../sim/openstack/index.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { ALL_KINDS, CRD_DIR, type Machine, type MachineSet } from '../api/index.ts';
 import { registerMachineController, type MachineControllerOptions } from '../controllers/machine.ts';
@@ -56,6 +60,10 @@ export interface MapoEnv extends CapoEnv {
 
 export interface StartMapoOptions {
   machine?: Partial<MachineControllerOptions>;
+  /** capo's OpenStackServer controller: waits 5–200 ms unless told otherwise (a benchmark scales CAPO's). */
+  server?: Partial<OpenStackServerControllerOptions>;
+  /** Replaces the emulator's kubeconfig (a process reaching the cluster through a relay). */
+  kubeconfig?: string;
   /** The machine-api-operator's MachineSet, nodelink and drain controllers (`--act-as-machine-api-operator`). */
   mao?: boolean | MachineAPIOperatorOptions;
   /** The MAPI ↔ CAPI migration controller. */
@@ -68,11 +76,14 @@ export interface StartMapoOptions {
 export interface RunningMapo {
   manager: Manager;
   scopes: ScopeCache;
+  /** The process's metrics (the work queues' reconcile counts among them). */
+  registry: Registry;
   stop(): Promise<void>;
 }
 
-export async function startMapoEnv(): Promise<MapoEnv> {
-  const capo = await startCapoEnv();
+/** `cloudOptions`: the OpenStack emulator's (a benchmark's realistic profile); capo's bed's by default. */
+export async function startMapoEnv(cloudOptions?: CloudOptions): Promise<MapoEnv> {
+  const capo = await startCapoEnv(cloudOptions);
   try {
     return await prepare(capo);
   } catch (err) {
@@ -159,7 +170,7 @@ export function startMapo(env: CapoEnv, opts: StartMapoOptions = {}): Promise<Ru
   const registry = createRegistry({ defaultMetrics: false });
   const manager = new Manager({
     name: 'mapo-controller-manager',
-    kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath),
+    kubeConfig: kubeConfigFrom(opts.kubeconfig ?? env.kube.kubeconfigPath),
     qps: 0,
     disableCacheFor: CAPO_UNCACHED_KINDS,
     log,
@@ -190,6 +201,7 @@ export function startMapo(env: CapoEnv, opts: StartMapoOptions = {}): Promise<Ru
     waitMs: 200,
     errorInitialMs: 20,
     errorMaxMs: 200,
+    ...opts.server,
   });
   if (opts.mao) {
     registerMachineAPIOperatorControllers(manager, {
@@ -224,6 +236,7 @@ export function startMapo(env: CapoEnv, opts: StartMapoOptions = {}): Promise<Ru
   return Promise.resolve({
     manager,
     scopes,
+    registry,
     async stop() {
       stopper.abort(new Error('test done'));
       await done;

@@ -1,0 +1,346 @@
+/**
+ * The capo machines scenario (bench/capo-machines.ts describes it), as a function so that another
+ * benchmark can run it beside its own at the same N and TIME_SCALE (bench/mapo-machines.ts), and
+ * CAPO's controller intervals scaled like the cloud, which any bench running capo's controllers
+ * shares.
+ */
+import { readFile } from 'node:fs/promises';
+import { join } from 'node:path';
+import { parseAllDocuments } from 'yaml';
+import { isNotFound, kinds, type KubernetesObject } from '../../src/kube/index.ts';
+import { eventually } from '../../src/sim/openstack/testing/harness.ts';
+import type { StatsSnapshot } from '../../src/sim/openstack/core/stats.ts';
+import {
+  capoKinds,
+  type Machine,
+  type OpenStackCluster,
+  type OpenStackMachine,
+} from '../../src/capo/api/index.ts';
+import type { OpenStackServerControllerOptions } from '../../src/capo/controllers/openstackserver.ts';
+import { startCapoEnv, type StartCapoOptions } from '../../src/capo/testing/env.ts';
+import {
+  callsOf,
+  census,
+  describeLeft,
+  describeOps,
+  formats,
+  heapMb,
+  minus,
+  percentile,
+  printTable,
+  reconciles,
+  resetStats,
+  serverCallsOf,
+  stats,
+  tokens,
+  type Calls,
+  type MachinesFigures,
+} from './machines.ts';
+
+const POLL_MS = 100;
+const CLUSTER = 'capo-demo';
+const MACHINE_PORT = new RegExp(`^${CLUSTER}-(control-plane|md-0)-\\d+-`);
+
+/** `ms` of CAPO's scaled like the cloud (at least 1 ms). */
+export const scaledBy = (scale: number) => (ms: number) => Math.max(1, Math.round(ms * scale));
+
+/** Bound on any one wait: N servers one at a time, each ~15 unscaled seconds of BUILD and volume. */
+export const waitBound = (n: number, scale: number): number => Math.max(300_000, n * 60_000 * scale);
+
+/** The OpenStackServer controller with CAPO's intervals scaled like the cloud. */
+export function scaledServerOptions(scale: number, workers: number): OpenStackServerControllerOptions {
+  const s = scaledBy(scale);
+  return {
+    workers,
+    backoff: { initialMs: s(1_000), maxMs: s(10_000), idleMs: s(60_000) },
+    waitMs: s(15_000),
+    errorInitialMs: s(1_000),
+    errorMaxMs: s(15_000),
+  };
+}
+
+/** CAPO's intervals (see each controller's options) scaled like the cloud. */
+function capoOptions(scale: number, workers: number): StartCapoOptions {
+  const s = scaledBy(scale);
+  return {
+    controllers: ['openstackcluster', 'openstackmachine', 'openstackserver'],
+    machine: {
+      workers,
+      infrastructureWaitMs: s(15_000),
+      buildWaitMs: s(10_000),
+      otherStateWaitMs: s(15_000),
+      deleteWaitMs: s(10_000),
+      ingressWaitMs: s(5_000),
+    },
+    server: scaledServerOptions(scale, workers),
+    cluster: {
+      workers: 10,
+      bastionWaitMs: s(15_000),
+      machinesWaitMs: s(5_000),
+      deleteWaitMs: s(15_000),
+      errorRetryMs: s(15_000),
+      loadBalancerBackoff: { initialMs: s(1_000), maxMs: s(10_000) },
+    },
+  };
+}
+
+export interface CapoMachinesOptions {
+  n: number;
+  scale: number;
+  /** The machine and server controllers' workers, one run each. */
+  concurrency: number[];
+}
+
+export interface CapoRow extends MachinesFigures {
+  workers: number;
+  octavia: Calls;
+  delOctavia: Calls;
+}
+
+export interface CapoMachinesRun {
+  opts: CapoMachinesOptions;
+  controlPlane: number;
+  clusterMs: number;
+  clusterStats: StatsSnapshot;
+  clusterReconciles: Record<string, number>;
+  rows: CapoRow[];
+  wallMs: number;
+}
+
+type Obj = KubernetesObject & { spec?: Record<string, unknown> };
+
+export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMachinesRun> {
+  const { n: N, scale: SCALE } = opts;
+  const CONTROL_PLANE = Math.min(3, N);
+  const WAIT_MS = waitBound(N, SCALE);
+  const wait = (what: string) => ({ timeoutMs: WAIT_MS, intervalMs: POLL_MS, what });
+
+  const env = await startCapoEnv({ profile: 'realistic', overrides: { timeScale: SCALE } });
+  try {
+    const { api, admin, sim, namespace } = env;
+    await env.os.compute.keypairs.create({ name: 'capo-demo' });
+
+    /* The example's objects: the cluster, and one control-plane and one worker machine as templates. */
+
+    const example = parseAllDocuments(
+      await readFile(join(import.meta.dirname, '..', '..', 'examples', 'capo', 'cluster.yaml'), 'utf8'),
+    )
+      .map((d) => d.toJSON() as Obj)
+      .map((o) => ({ ...o, metadata: { ...o.metadata, namespace } }));
+    const first = (kind: string, pred: (o: Obj) => boolean = () => true): Obj =>
+      structuredClone(example.find((o) => o.kind === kind && pred(o))!);
+    const isControlPlane = (o: Obj) => o.metadata?.labels?.['cluster.x-k8s.io/control-plane'] !== undefined;
+
+    /* The cluster: ready before any machine exists. */
+
+    const started = performance.now();
+    await resetStats(sim.url);
+    let capo = await env.startCapo(capoOptions(SCALE, 10));
+    const osc = first('OpenStackCluster') as OpenStackCluster;
+    delete osc.spec.bastion;
+    let t0 = performance.now();
+    await api.create(capoKinds.Cluster, first('Cluster'));
+    await api.create(capoKinds.OpenStackCluster, osc);
+    await eventually(async () => {
+      const c = await api.get(capoKinds.OpenStackCluster, { namespace, name: CLUSTER });
+      return c.status?.ready === true && c.status.apiServerLoadBalancer?.id !== undefined;
+    }, wait('the OpenStackCluster ready'));
+    const clusterMs = performance.now() - t0;
+    const clusterStats = await stats(sim.url);
+    const clusterReconciles = await reconciles(capo.registry);
+    await capo.stop();
+
+    /* The machines, once per concurrency. */
+
+    const rows: CapoRow[] = [];
+    const machineName = (i: number) =>
+      i < CONTROL_PLANE ? `${CLUSTER}-control-plane-${i}` : `${CLUSTER}-md-0-${i - CONTROL_PLANE}`;
+    function machineObjects(i: number): Obj[] {
+      const name = machineName(i);
+      const cp = i < CONTROL_PLANE;
+      const pick = (o: Obj) => isControlPlane(o) === cp;
+      const secret = first(
+        'Secret',
+        (o) => o.metadata?.labels?.['cluster.x-k8s.io/cluster-name'] === CLUSTER,
+      );
+      secret.metadata = { ...secret.metadata, name };
+      (secret as { stringData?: Record<string, string> }).stringData = {
+        format: 'cloud-config',
+        value: `#cloud-config\nruncmd:\n  - echo ${name}\n`,
+      };
+      const machine = first('Machine', pick);
+      machine.metadata = { ...machine.metadata, name };
+      machine.spec = {
+        ...machine.spec,
+        bootstrap: { dataSecretName: name },
+        infrastructureRef: { ...(machine.spec!['infrastructureRef'] as object), name },
+      };
+      const osm = first('OpenStackMachine', pick);
+      osm.metadata = { ...osm.metadata, name };
+      return [secret, machine, osm];
+    }
+    async function create(o: Obj): Promise<void> {
+      if (o.kind === 'Secret') await api.create(kinds.Secret, o);
+      else if (o.kind === 'Machine') await api.create(capoKinds.Machine, o as Machine);
+      else await api.create(capoKinds.OpenStackMachine, o as OpenStackMachine);
+    }
+
+    for (const workers of opts.concurrency) {
+      // A fresh process (fresh token cache): its Keystone tokens, all of them, count here.
+      await resetStats(sim.url);
+      capo = await env.startCapo(capoOptions(SCALE, workers));
+      const before = await reconciles(capo.registry);
+      t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: N }, (_, i) => i).map(async (i) => {
+          for (const o of machineObjects(i)) await create(o);
+        }),
+      );
+      const readyAt = new Map<string, number>();
+      await eventually(
+        async () => {
+          const now = performance.now() - t0;
+          for (const m of (await api.listAll(capoKinds.OpenStackMachine, { namespace })).items) {
+            const name = m.metadata!.name!;
+            if (m.status?.ready === true && m.spec.providerID && !readyAt.has(name)) readyAt.set(name, now);
+          }
+          return readyAt.size >= N;
+        },
+        wait(`${N} OpenStackMachines ready (${workers} workers)`),
+      );
+      const readyMs = performance.now() - t0;
+      const snap = await stats(sim.url);
+      const times = [...readyAt.values()].sort((a, b) => a - b);
+      const createCalls = serverCallsOf(snap);
+      const octavia = callsOf(snap, 'octavia');
+      const created = minus(await reconciles(capo.registry), before);
+
+      // Every Machine deleted at once: the garbage collector takes the OpenStackMachines, whose
+      // finalizers wait for their OpenStackServers, whose finalizers wait for OpenStack.
+      await resetStats(sim.url);
+      t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: N }, (_, i) =>
+          api.delete(capoKinds.Machine, { namespace, name: machineName(i) }),
+        ),
+      );
+      await eventually(
+        async () =>
+          (await api.listAll(capoKinds.OpenStackMachine, { namespace })).items.length === 0 &&
+          (await api.listAll(capoKinds.OpenStackServer, { namespace })).items.length === 0,
+        wait(`${N} machines deleted`),
+      );
+      const deleteMs = performance.now() - t0;
+      const del = await stats(sim.url);
+      // Nova's delete takes the root volumes along, after the server is gone: let them go too.
+      const left = await eventually(
+        async () => {
+          const c = await census(admin, MACHINE_PORT);
+          return Object.values(c).every((v) => v === 0) ? c : undefined;
+        },
+        { timeoutMs: Math.max(5_000, 60_000 * SCALE), intervalMs: POLL_MS, what: 'an empty cloud' },
+      ).catch(() => census(admin, MACHINE_PORT));
+      for (const i of Array.from({ length: N }, (_, k) => k)) {
+        await api.delete(kinds.Secret, { namespace, name: machineName(i) }).catch((err: unknown) => {
+          if (!isNotFound(err)) throw err;
+        });
+      }
+      await capo.stop();
+      rows.push({
+        label: `capo (${workers} workers)`,
+        workers,
+        create: createCalls,
+        octavia,
+        reconciles: created,
+        readyMs,
+        p50Ms: percentile(times, 50),
+        p90Ms: percentile(times, 90),
+        deleteMs,
+        del: serverCallsOf(del),
+        delOctavia: callsOf(del, 'octavia'),
+        left: left!,
+        heapMb: heapMb(),
+      });
+      console.error(
+        `done: ${N} machines, ${workers} workers (${((performance.now() - started) / 1000).toFixed(0)} s so far)`,
+      );
+    }
+    return {
+      opts,
+      controlPlane: CONTROL_PLANE,
+      clusterMs,
+      clusterStats,
+      clusterReconciles,
+      rows,
+      wallMs: performance.now() - started,
+    };
+  } finally {
+    await env.close();
+  }
+}
+
+/** capo's own table: one row per concurrency, then the writes each made. */
+export function printCapoMachines(run: CapoMachinesRun): void {
+  const { n: N, scale: SCALE } = run.opts;
+  const { secs, unscaled, per, rw } = formats(N, SCALE);
+  const { clusterMs, clusterStats, clusterReconciles, controlPlane: CONTROL_PLANE } = run;
+  console.log(
+    `\n${N} Cluster API machines (${CONTROL_PLANE} control plane, ${N - CONTROL_PLANE} workers with a ` +
+      `root volume) created at once through the capo controllers; realistic profile × ${SCALE}, ` +
+      `controller waits × ${SCALE}; unscaled = wall / ${SCALE}`,
+  );
+  console.log(
+    `The cluster first (managed subnet, router, security groups, API load balancer): ${secs(clusterMs)} s ` +
+      `(≈ ${unscaled(clusterMs)} s unscaled), ${tokens(clusterStats)} Keystone token(s), ` +
+      `Neutron ${callsOf(clusterStats, 'neutron').writes} writes / ${callsOf(clusterStats, 'neutron').reads} reads, ` +
+      `Octavia ${callsOf(clusterStats, 'octavia').writes} / ${callsOf(clusterStats, 'octavia').reads}, ` +
+      `reconciles ${JSON.stringify(clusterReconciles)}\n`,
+  );
+  printTable(
+    [
+      'workers',
+      'Keystone tokens',
+      'Nova w / r per machine',
+      'Neutron w / r per machine',
+      'Cinder w / r per machine',
+      'Octavia w / r (total)',
+      'reconciles per machine (osm / oss)',
+      'all ready (s)',
+      '≈ unscaled (s)',
+      'p50 / p90 ≈ unscaled (s)',
+      'delete (s)',
+      '≈ unscaled (s)',
+      'delete: tokens, Nova / Neutron / Cinder w / r per machine',
+      'left',
+      'heap (MB)',
+    ],
+    run.rows.map((r) => [
+      String(r.workers),
+      String(r.create.tokens),
+      rw(r.create.nova),
+      rw(r.create.neutron),
+      rw(r.create.cinder),
+      `${r.octavia.writes} / ${r.octavia.reads}`,
+      `${per(r.reconciles['openstackmachine'] ?? 0)} / ${per(r.reconciles['openstackserver'] ?? 0)}`,
+      secs(r.readyMs),
+      unscaled(r.readyMs),
+      `${unscaled(r.p50Ms)} / ${unscaled(r.p90Ms)}`,
+      secs(r.deleteMs),
+      unscaled(r.deleteMs),
+      `${r.del.tokens}, ${rw(r.del.nova)} · ${rw(r.del.neutron)} · ${rw(r.del.cinder)}`,
+      describeLeft(r.left),
+      r.heapMb.toFixed(0),
+    ]),
+  );
+  for (const r of run.rows) {
+    console.log(`\n${r.workers} workers, create writes: Nova ${describeOps(r.create.nova.writeOps)}`);
+    console.log(
+      `  Neutron ${describeOps(r.create.neutron.writeOps)}; Cinder ${describeOps(r.create.cinder.writeOps)}`,
+    );
+    console.log(`  Octavia ${describeOps(r.octavia.writeOps)}`);
+    console.log(
+      `  delete writes: Nova ${describeOps(r.del.nova.writeOps)}; Neutron ${describeOps(r.del.neutron.writeOps)}; ` +
+        `Cinder ${describeOps(r.del.cinder.writeOps)}; Octavia ${describeOps(r.delOctavia.writeOps)}`,
+    );
+  }
+}
