@@ -140,7 +140,7 @@ describe('machineset-flavor controller (MAPO MachineSet vCPU / memoryMb)', () =>
         return found.length > 0 ? found : undefined;
       },
       { ...WAIT, what: `a ReconcileError Event on ${name}` },
-    )!;
+    );
     assert.match(
       event!.message ?? '',
       new RegExp(
@@ -165,7 +165,7 @@ describe('machineset-flavor controller (MAPO MachineSet vCPU / memoryMb)', () =>
         return found.length > 0 ? found : undefined;
       },
       { ...WAIT, what: `a ReconcileError Event on ${name}` },
-    )!;
+    );
     assert.match(event!.message ?? '', /spec\.template\.spec\.providerSpec\.value\.flavor/);
     assert.deepEqual((await get(name)).metadata?.annotations, { 'team.example/owner': 'ops' });
   });
