@@ -134,13 +134,10 @@ describe('machineset-flavor controller (MAPO MachineSet vCPU / memoryMb)', () =>
         v.flavor = 'm9.nonexistent';
       }),
     );
-    const [event] = await eventually(
-      async () => {
-        const found = await warnings(name);
-        return found.length > 0 ? found : undefined;
-      },
-      { ...WAIT, what: `a ReconcileError Event on ${name}` },
-    );
+    const event = await eventually(async () => (await warnings(name))[0], {
+      ...WAIT,
+      what: `a ReconcileError Event on ${name}`,
+    });
     assert.match(
       event!.message ?? '',
       new RegExp(
@@ -159,13 +156,10 @@ describe('machineset-flavor controller (MAPO MachineSet vCPU / memoryMb)', () =>
         delete v.flavor;
       }),
     );
-    const [event] = await eventually(
-      async () => {
-        const found = await warnings(name);
-        return found.length > 0 ? found : undefined;
-      },
-      { ...WAIT, what: `a ReconcileError Event on ${name}` },
-    );
+    const event = await eventually(async () => (await warnings(name))[0], {
+      ...WAIT,
+      what: `a ReconcileError Event on ${name}`,
+    });
     assert.match(event!.message ?? '', /spec\.template\.spec\.providerSpec\.value\.flavor/);
     assert.deepEqual((await get(name)).metadata?.annotations, { 'team.example/owner': 'ops' });
   });
