@@ -11,7 +11,8 @@
  * runs it: one OpenStackServer controller per cluster). klog's flags are accepted so the
  * machine-api-operator's Deployment keeps working; each one given is named in a warning.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
+import { UsageError } from '../../lib/config.ts';
 import { registerOpenStackServerController } from '../../capo/controllers/openstackserver.ts';
 import { ScopeCache } from '../../capo/identity.ts';
 import { isNotFound, kinds, loadKubeConfig, type Manager } from '../../kube/index.ts';
@@ -93,7 +94,7 @@ export function featureGates(values: readonly string[]): { machineAPIMigration: 
       on = undefined;
     }
     if (!m || on === undefined) {
-      throw new InvalidArgumentError(
+      throw new UsageError(
         `--feature-gates: "${pair}" is not Name=true or Name=false; e.g. --feature-gates=${MACHINE_API_MIGRATION_GATE}=true`,
       );
     }
