@@ -2,8 +2,9 @@
 # Node 24 LTS, as pinned in package.json; the TypeScript sources run through Node's type stripping.
 #
 # Upstream manifests work with only the image swapped: OCCM's run /bin/openstack-cloud-controller-manager
-# (by path, in `args`), CAPO's run /manager (`command`); both are small wrappers of `shiftstack ccm`
-# and `shiftstack capo` (image/bin). Only what runs is shipped: .dockerignore leaves out tests,
+# (by path, in `args`), CAPO's run /manager (`command`), the machine-api-operator runs MAPO's
+# /machine-controller-manager (`command`); each is a small wrapper of `shiftstack ccm`, `shiftstack
+# capo` and `shiftstack mapo` (image/bin). Only what runs is shipped: .dockerignore leaves out tests,
 # test helpers, benchmarks, scripts and docs (test/image.test.ts checks both).
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
@@ -22,6 +23,7 @@ COPY examples ./examples
 COPY --chmod=0755 image/bin/entrypoint image/bin/shiftstack /usr/local/bin/
 COPY --chmod=0755 image/bin/openstack-cloud-controller-manager /bin/openstack-cloud-controller-manager
 COPY --chmod=0755 image/bin/manager /manager
+COPY --chmod=0755 image/bin/machine-controller-manager /machine-controller-manager
 # Numeric, so a pod's runAsNonRoot can be checked without a runAsUser.
 USER 1000:1000
 ENTRYPOINT ["/usr/local/bin/entrypoint"]

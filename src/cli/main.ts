@@ -64,6 +64,12 @@ const COMMANDS: readonly { name: string; description: string; load: () => Promis
       'the Cluster API provider for OpenStack, a drop-in for cluster-api-provider-openstack v0.14: OpenStackCluster, OpenStackMachine, OpenStackServer controllers',
     load: async () => (await import('./commands/capo.ts')).configureCapo,
   },
+  {
+    name: 'mapo',
+    description:
+      "OpenShift's Machine API provider for OpenStack, a drop-in for machine-api-provider-openstack: Machines on capo's OpenStackServer, MachineSet flavor annotations, migration to Cluster API",
+    load: async () => (await import('./commands/mapo.ts')).configureMapo,
+  },
 ];
 
 /**

@@ -3,7 +3,8 @@
  * read as the builder reads them). What runs is the module graph of bin/shiftstack.js — the
  * emulators included: `shiftstack sim` and `up` are product — plus the files it reads; what does
  * not is tests, test helpers, benchmarks, scripts and docs. And the upstream binary paths the
- * manifests name are there: /bin/openstack-cloud-controller-manager and /manager.
+ * manifests name are there: /bin/openstack-cloud-controller-manager, /manager and
+ * /machine-controller-manager.
  */
 import assert from 'node:assert/strict';
 import { execFileSync } from 'node:child_process';
@@ -81,6 +82,7 @@ describe('the image (Dockerfile, .dockerignore, image/bin)', () => {
       '/bin/openstack-cloud-controller-manager',
     );
     assert.equal(dest('image/bin/manager'), '/manager');
+    assert.equal(dest('image/bin/machine-controller-manager'), '/machine-controller-manager');
     assert.deepEqual(entrypoint, [dest('image/bin/entrypoint')]);
     // Executable in the repository too (tests run them).
     const modes = execFileSync('git', ['ls-files', '-s', 'image/bin'], { cwd: ROOT, encoding: 'utf8' });
