@@ -18,7 +18,7 @@ import { randomUUID } from 'node:crypto';
 import { createLogger, type Logger } from '../../lib/log.ts';
 import type { Registry } from '../../lib/metrics.ts';
 import { abortReason, systemClock, timeoutSignal, type Clock } from '../../lib/clock.ts';
-import { errorSummary, RetryAfterError, TerminalError, toError } from '../errors.ts';
+import { errorSummary, isConflict, RetryAfterError, TerminalError, toError } from '../errors.ts';
 import { RateLimitingQueue } from '../queue/rate-limiting.ts';
 import type { RateLimiter } from '../ratelimit.ts';
 import {
@@ -32,6 +32,8 @@ import { keyString, parseKey } from '../resource.ts';
 import type { RunContext, Runnable } from '../runnable.ts';
 import { controllerMetrics, noControllerMetrics, type ControllerMetrics } from './metrics.ts';
 
+/** Conflicts in a row for one key logged at info before they count as errors. */
+const QUIET_CONFLICTS = 3;
 export interface ControllerOptions {
   name: string;
   reconciler: Reconciler | ReconcileFunc;
@@ -219,7 +221,14 @@ export class Controller implements Runnable {
       this.queue.addAfter(key, err.retryAfterMs);
       return;
     }
-    log.error({ ...summary, retries }, 'reconcile failed; requeued with back-off');
+    if (isConflict(err) && retries < QUIET_CONFLICTS) {
+      // Optimistic concurrency at work: another writer changed the object between this read and
+      // write, and the next reconcile reads the newer one. Only a conflict that keeps coming back
+      // is an error worth a user's attention.
+      log.info({ ...summary, retries }, 'write raced another writer (409 Conflict); requeued');
+    } else {
+      log.error({ ...summary, retries }, 'reconcile failed; requeued with back-off');
+    }
     this.queue.addRateLimited(key);
   }
 }

@@ -54,8 +54,13 @@ describe('reconcile errors in the log', () => {
     await k.close();
   });
 
-  /** One ConfigMap controller in `ns` running `reconcile`, logging to `log`; resolves once it has failed twice. */
-  const failTwice = async (ns: string, log: ReturnType<typeof capture>['log'], reconcile: ReconcileFunc) => {
+  /** One ConfigMap controller in `ns` running `reconcile`, logging to `log`; resolves once it has failed `times` (2). */
+  const failTwice = async (
+    ns: string,
+    log: ReturnType<typeof capture>['log'],
+    reconcile: ReconcileFunc,
+    times = 2,
+  ) => {
     await client.create(kinds.Namespace, { metadata: { name: ns } });
     const mgr = new Manager({
       name: `errlog-${ns}`,
@@ -72,7 +77,7 @@ describe('reconcile errors in the log', () => {
       await done;
     });
     await client.create(kinds.ConfigMap, configMap('subject', ns));
-    await eventually(() => c.stats.errors >= 2, { what: 'two failed reconciles' });
+    await eventually(() => c.stats.errors >= times, { what: `${times} failed reconciles` });
   };
 
   /** A Neutron 400: a subnet whose CIDR is not one. */
@@ -115,16 +120,32 @@ describe('reconcile errors in the log', () => {
     assert.equal(stacks.length, 1, 'the stack of that failure is logged once, at debug');
   });
 
-  it('a 409 Conflict from the API server: the class and code, and no stack lines in text format at info', async () => {
+  it('a 409 Conflict from the API server: a race at info at first, an ERROR once it keeps coming back; the class and code, and no stack lines in text format', async () => {
     const { log, output } = capture('info', 'text');
-    await failTwice('errlog-kube', log, async (req, signal) => {
-      const cm = await client.get(kinds.ConfigMap, { namespace: req.namespace, name: req.name }, { signal });
-      // An update from a stale read: someone else's write came in between.
-      await client.update(kinds.ConfigMap, { ...cm, data: { n: String(Math.random()) } }, { signal });
-      await client.update(kinds.ConfigMap, { ...cm, data: { n: 'stale' } }, { signal });
-    });
+    await failTwice(
+      'errlog-kube',
+      log,
+      async (req, signal) => {
+        const cm = await client.get(
+          kinds.ConfigMap,
+          { namespace: req.namespace, name: req.name },
+          { signal },
+        );
+        // An update from a stale read: someone else's write came in between.
+        await client.update(kinds.ConfigMap, { ...cm, data: { n: String(Math.random()) } }, { signal });
+        await client.update(kinds.ConfigMap, { ...cm, data: { n: 'stale' } }, { signal });
+      },
+      5,
+    );
     const text = output();
-    const failures = text.split('\n').filter((l) => l.includes('reconcile failed; requeued with back-off'));
+    const lines = text.split('\n');
+    const races = lines.filter((l) => l.includes('write raced another writer (409 Conflict); requeued'));
+    assert.equal(races.length, 3, `the first three conflicts in a row are races, at info:\n${text}`);
+    assert.ok(
+      races.every((l) => l.includes('INFO')),
+      text,
+    );
+    const failures = lines.filter((l) => l.includes('reconcile failed; requeued with back-off'));
     assert.ok(failures.length >= 2, text);
     assert.ok(
       failures.every((l) => l.includes('409 Conflict')),
