@@ -50,14 +50,6 @@ describe('mapo end to end (examples/mapo)', () => {
 
   before(async () => {
     env = await startMapoEnv();
-    // What the installer leaves for the example's control-plane Machine, beside the worker's.
-    await env.os.network.securityGroups.create({ name: `${CLUSTER_ID}-master` });
-    await env.api.create(kinds.Secret, {
-      apiVersion: 'v1',
-      kind: 'Secret',
-      metadata: { name: 'master-user-data', namespace: NS },
-      stringData: { userData: '{"ignition":{"version":"3.2.0"}}' },
-    });
     mapo = await env.startMapo({ mao: true, migration: true, kubelets: true });
     // Cluster API's side for the migration: capo's OpenStackMachine controller and CAPI core.
     capo = await env.startCapo({ controllers: [OPENSTACK_MACHINE_CONTROLLER, CORE] });
