@@ -246,7 +246,15 @@ describe('mapo end to end (examples/mapo)', () => {
     });
     await kubectl('scale', 'machinesets.machine.openshift.io', VOLUMES, '-n', NS, '--replicas=2');
 
-    await gone(`Machine ${name}`, () => machine(name));
+    // Two left, and the one gone is the one marked.
+    await eventually(async () => (await machinesOf(VOLUMES)).length === 2, {
+      ...WAIT,
+      what: `${VOLUMES} down to 2 Machines`,
+    });
+    assert.deepEqual(
+      (await machinesOf(VOLUMES)).map((m) => m.metadata?.name),
+      machines.filter((m) => m !== chosen).map((m) => m.metadata?.name),
+    );
     await gone(`Node ${nodeName}`, () => node(nodeName));
     await gone('the evicted pod', () => find(kinds.Pod, { namespace: 'default', name: 'web' }));
     assert.ok((await events(name, DrainEventReasons.DrainSucceeded)).length > 0, 'drained, not skipped');
@@ -274,10 +282,6 @@ describe('mapo end to end (examples/mapo)', () => {
       assert.equal(now?.spec?.providerID, m.spec?.providerID);
       assert.ok(now && running(now));
     }
-    assert.deepEqual(
-      (await machinesOf(VOLUMES)).map((m) => m.metadata?.name),
-      machines.filter((m) => m !== chosen).map((m) => m.metadata?.name),
-    );
     await eventually(
       async () =>
         (await env.api.get(mapoKinds.MachineSet, { namespace: NS, name: VOLUMES })).status?.replicas === 2,
