@@ -11,14 +11,19 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1Lease, V1Node, V1Service } from '@kubernetes/client-node';
-import { isNotFound, kinds } from '../kube/index.ts';
+import { isNotFound, kinds, Manager } from '../kube/index.ts';
+import { kubeConfigFrom } from '../kube/testing/env.ts';
+import { settled } from '../kube/testing/settle.ts';
 import { createLogger } from '../lib/log.ts';
+import { createRegistry } from '../lib/metrics.ts';
 import { capoKinds, CONTROL_PLANE_LABEL, type OpenStackMachine } from '../capo/api/index.ts';
+import { Labels, mapoKinds } from '../mapo/api/index.ts';
+import { MAPI_NAMESPACE, startMapoEnv, type MapoEnv } from '../mapo/testing/env.ts';
 import { TAINT_UNINITIALIZED } from '../ccm/node-spec.ts';
 import { eventually } from '../sim/openstack/testing/harness.ts';
 import { leaks, takeCensus, type Census } from './census.ts';
 import { startControllers, type Controllers } from './controllers.ts';
-import { LABEL_CONTROL_PLANE_ROLE } from './kubelet.ts';
+import { LABEL_CONTROL_PLANE_ROLE, MACHINE_API_KUBELET_CONTROLLER, registerKubelets } from './kubelet.ts';
 import { startWorld, type World } from './world.ts';
 
 const NS = 'kubelet-test';
@@ -225,5 +230,161 @@ describe('demo kubelets with the ccm', () => {
     await world.demo.network.routers.delete(routerId);
     await world.demo.network.networks.delete(networkId);
     assert.deepEqual(leaks(census, await takeCensus(world.admin)), []);
+  });
+});
+
+/**
+ * The kubelets of Machine API Machines (`machineAPI`), with this test playing the actuator: a Nova
+ * server and the Machine's OpenStackServer of its name with the instance ID. No machine
+ * controller runs, so what happens to the Node on the Machine's deletion is the kubelet's alone.
+ */
+describe('demo kubelets of Machine API Machines', () => {
+  let env: MapoEnv;
+  let manager: Manager;
+  let stop: () => Promise<void>;
+
+  before(async () => {
+    env = await startMapoEnv();
+    manager = new Manager({
+      name: 'kubelets',
+      kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath),
+      qps: 0,
+      log: createLogger({ level: 'silent' }),
+      registry: createRegistry({ defaultMetrics: false }),
+      gracefulShutdownTimeoutMs: 5_000,
+    });
+    const cloud = env.sim.cloud;
+    registerKubelets(manager, {
+      host: (id) => {
+        const server = cloud.compute.getServer(id);
+        if (!server) return undefined;
+        const addresses = cloud.network
+          .portsByDevice(id)
+          .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
+        return { name: server.name, status: server.status, addresses };
+      },
+      heartbeatMs: 100,
+      pollMs: 20,
+      cloudProvider: 'openstack',
+      machineAPI: true,
+    });
+    const stopper = new AbortController();
+    const done = manager.start(stopper.signal);
+    stop = async () => {
+      stopper.abort(new Error('test done'));
+      await done;
+    };
+  });
+  after(async () => {
+    await stop?.();
+    await env?.close();
+  });
+
+  const node = async (name: string) => {
+    try {
+      return await env.api.get(kinds.Node, { name });
+    } catch (err) {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    }
+  };
+
+  /** What the actuator and capo's OpenStackServer controller leave for a Machine: its server, recorded. */
+  async function machine(name: string, role: 'worker' | 'master'): Promise<string> {
+    const server = await env.os.compute.servers.create({
+      name,
+      flavorRef: env.boot.flavorId,
+      imageRef: env.boot.imageId,
+      networks: [{ uuid: env.nodes.networkId }],
+    });
+    const m = env.machineFrom(name);
+    m.metadata!.labels![Labels.MachineRole] = role;
+    await env.api.create(mapoKinds.Machine, m);
+    await env.api.create(capoKinds.OpenStackServer, {
+      apiVersion: capoKinds.OpenStackServer.apiVersion,
+      kind: 'OpenStackServer',
+      metadata: { name, namespace: MAPI_NAMESPACE },
+      spec: { identityRef: env.identityRef, image: { filter: { name: 'rhcos' } }, ports: [{}] },
+    });
+    await env.api.patch(
+      capoKinds.OpenStackServer,
+      { namespace: MAPI_NAMESPACE, name },
+      'merge',
+      { status: { ready: true, instanceID: server.id } },
+      { subresource: 'status' },
+    );
+    return server.id;
+  }
+
+  it('registers a Node per ACTIVE server of a Machine: providerID, addresses, the control-plane label of a master', async () => {
+    const ids = new Map<string, string>();
+    for (const [name, role] of [
+      ['ostest-7xk2p-master-0', 'master'],
+      ['ostest-7xk2p-worker-0-kbl01', 'worker'],
+    ] as const) {
+      ids.set(name, await machine(name, role));
+    }
+    for (const [name, id] of ids) {
+      const n = (await eventually(() => node(name), { ...WAIT, what: `node ${name}` }))!;
+      assert.equal(n.spec?.providerID, `openstack:///${id}`, 'the in-tree kubelet sets it');
+      const fixed = env.sim.cloud.network
+        .portsByDevice(id)
+        .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
+      assert.ok(fixed.length > 0);
+      assert.deepEqual(n.status?.addresses, [
+        ...fixed.map((address) => ({ type: 'InternalIP', address })),
+        { type: 'Hostname', address: name },
+      ]);
+      assert.equal(n.status?.conditions?.find((c) => c.type === 'Ready')?.status, 'True');
+      assert.equal(
+        n.metadata?.labels?.[LABEL_CONTROL_PLANE_ROLE] !== undefined,
+        name.includes('master'),
+        name,
+      );
+      assert.equal(n.status?.nodeInfo?.kubeletVersion, 'v1.32.4');
+      assert.equal((n.spec?.taints ?? []).length, 0, 'no uninitialized taint on the in-tree provider');
+    }
+    // It heartbeats: the Lease is renewed.
+    const lease = (name: string) =>
+      env.api.get<V1Lease>(kinds.Lease, { namespace: 'kube-node-lease', name }).catch((err: unknown) => {
+        if (isNotFound(err)) return undefined;
+        throw err;
+      });
+    const worker = 'ostest-7xk2p-worker-0-kbl01';
+    const first = (await eventually(() => lease(worker), { ...WAIT, what: 'the Lease' }))!;
+    await eventually(
+      async () => String((await lease(worker))?.spec?.renewTime) !== String(first.spec?.renewTime),
+      { ...WAIT, what: 'a heartbeat' },
+    );
+  });
+
+  it('leaves the Node when its Machine goes, seen deleting or gone at once: the machine controller deletes it', async () => {
+    // Held by a finalizer: the kubelet sees it deleting.
+    const held = 'ostest-7xk2p-worker-0-kbl01';
+    await env.api.patch(mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name: held }, 'merge', {
+      metadata: { finalizers: ['test.shiftstack.io/hold'] },
+    });
+    await env.api.delete(mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name: held });
+    await settled(manager, MACHINE_API_KUBELET_CONTROLLER, [
+      [mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name: held }],
+    ]);
+    assert.ok(await node(held), 'the Node of a deleting Machine stays');
+    await env.api.patch(mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name: held }, 'merge', {
+      metadata: { finalizers: null },
+    });
+
+    // No finalizer: gone before the kubelet looks again.
+    const quick = 'ostest-7xk2p-master-0';
+    await env.api.delete(mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name: quick });
+    for (const name of [held, quick]) {
+      await eventually(
+        async () =>
+          (await manager.client.get(mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name })) === undefined,
+        { ...WAIT, what: `Machine ${name} gone from the cache` },
+      );
+    }
+    await settled(manager, MACHINE_API_KUBELET_CONTROLLER, []);
+    assert.ok(await node(held), `Node ${held} stays`);
+    assert.ok(await node(quick), `Node ${quick} stays`);
   });
 });

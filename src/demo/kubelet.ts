@@ -82,8 +82,6 @@ interface MachineView {
   deleting: boolean;
   instanceID: string | undefined;
   controlPlane: boolean;
-  /** The kubelet deletes its Node when the machine goes (Cluster API); the Machine API's controller does it itself. */
-  deletesNode: boolean;
   version(signal: AbortSignal): Promise<string>;
 }
 
@@ -137,10 +135,16 @@ export class Kubelets {
       deleting: Boolean(osm.metadata?.deletionTimestamp),
       instanceID: osm.status?.instanceID ?? (await this.serverInstanceID(req, signal)),
       controlPlane: osm.metadata?.labels?.[CONTROL_PLANE_LABEL] !== undefined,
-      deletesNode: true,
       version: (s) => this.kubeletVersion(osm, s),
     };
-    return this.sync(`cluster-api/${req.namespace ?? ''}/${req.name}`, view, signal, ctx);
+    // Cluster API deletes a machine's Node when the machine goes: here, its kubelet does.
+    return this.sync(
+      `cluster-api/${req.namespace ?? ''}/${req.name}`,
+      view,
+      { deletesNode: true },
+      signal,
+      ctx,
+    );
   }
 
   /** A Machine API Machine: its server is the OpenStackServer of its name. */
@@ -150,22 +154,31 @@ export class Kubelets {
       deleting: Boolean(m.metadata?.deletionTimestamp),
       instanceID: await this.serverInstanceID(req, signal),
       controlPlane: m.metadata?.labels?.['machine.openshift.io/cluster-api-machine-role'] === 'master',
-      deletesNode: false,
       version: () => Promise.resolve(OPENSHIFT_KUBELET_VERSION),
     };
-    return this.sync(`machine-api/${req.namespace ?? ''}/${req.name}`, view, signal, ctx);
+    // The Machine API's machine controller deletes the Node itself, whether or not this kubelet
+    // saw the Machine deleting before it was gone (and after a switch to Cluster API the Node
+    // is the Cluster API Machine's).
+    return this.sync(
+      `machine-api/${req.namespace ?? ''}/${req.name}`,
+      view,
+      { deletesNode: false },
+      signal,
+      ctx,
+    );
   }
 
   private async sync(
     key: string,
     machine: MachineView | undefined,
+    api: { deletesNode: boolean },
     signal: AbortSignal,
     ctx: ReconcileContext,
   ): Promise<Result> {
     if (!machine || machine.deleting) {
       const name = this.nodes.get(key);
       if (name) {
-        if (machine?.deletesNode !== false) {
+        if (api.deletesNode) {
           await this.deleteNode(name, signal);
           ctx.log.info({ node: name }, 'machine going away: node deleted');
         }

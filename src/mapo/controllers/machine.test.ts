@@ -150,7 +150,7 @@ describe('machine controller (MAPO on OpenStackServer)', () => {
     );
     const writes = env.sim.cloud.stats
       .requests(since, { writes: true })
-      .requests.filter((r) => r.service !== 'identity');
+      .requests.filter((r) => r.service !== 'keystone');
     assert.deepEqual(
       writes.map((r) => `${r.service} ${r.operation}`),
       [],

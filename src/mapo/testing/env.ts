@@ -2,9 +2,10 @@
  * mapo's end-to-end bed, on capo's (`startCapoEnv`: both emulators, deploy/capo/crds): plus
  * deploy/mapo/crds and deploy/ccm-operator/crds, the namespace openshift-machine-api with what the
  * installer leaves there for examples/mapo/machineset.yaml (the clouds Secret
- * `openstack-cloud-credentials`, the user data Secret `worker-user-data`), the Infrastructure
- * `cluster` with its API and ingress VIPs, and in the cloud the image, nodes network and subnet and
- * worker security group the example names. `startMapo` runs the machine controller and capo's
+ * `openstack-cloud-credentials`, the user data Secrets `worker-user-data` and `master-user-data`),
+ * the Infrastructure `cluster` with its API and ingress VIPs, and in the cloud the image, nodes
+ * network and subnet and the worker and master security groups the example names, so that the
+ * whole file applies (its worker MachineSet and its control-plane Machine). `startMapo` runs the machine controller and capo's
  * OpenStackServer controller in-process on one Manager and one ScopeCache, waits scaled down; on
  * request also the machine-api-operator's controllers (`mao`), the migration controller
  * (`migration`) and the kubelet stand-in of src/demo (`kubelets`: a Node for each ACTIVE server,
@@ -41,6 +42,8 @@ import { registerKubelets } from '../../demo/kubelet.ts';
 export const MAPI_NAMESPACE = 'openshift-machine-api';
 export const CLOUDS_SECRET = 'openstack-cloud-credentials';
 export const USER_DATA_SECRET = 'worker-user-data';
+/** The user data of the example's control-plane Machine. */
+export const MASTER_USER_DATA_SECRET = 'master-user-data';
 export const CLUSTER_ID = 'ostest-7xk2p';
 export const API_VIP = '10.0.0.5';
 export const INGRESS_VIP = '10.0.0.7';
@@ -98,12 +101,14 @@ async function prepare(capo: CapoEnv): Promise<MapoEnv> {
   await waitServed(capo);
   await capo.ensureNamespace(MAPI_NAMESPACE);
   await capo.identitySecret(CLOUDS_SECRET, { namespace: MAPI_NAMESPACE });
-  await createIgnoringExisting(capo, kinds.Secret, {
-    apiVersion: 'v1',
-    kind: 'Secret',
-    metadata: { name: USER_DATA_SECRET, namespace: MAPI_NAMESPACE },
-    stringData: { userData: '{"ignition":{"version":"3.2.0"}}' },
-  });
+  for (const name of [USER_DATA_SECRET, MASTER_USER_DATA_SECRET]) {
+    await createIgnoringExisting(capo, kinds.Secret, {
+      apiVersion: 'v1',
+      kind: 'Secret',
+      metadata: { name, namespace: MAPI_NAMESPACE },
+      stringData: { userData: '{"ignition":{"version":"3.2.0"}}' },
+    });
+  }
   const platform: OpenStackPlatformStatus = {
     apiServerInternalIPs: [API_VIP],
     ingressIPs: [INGRESS_VIP],
@@ -128,7 +133,8 @@ async function prepare(capo: CapoEnv): Promise<MapoEnv> {
     name: `${CLUSTER_ID}-nodes`,
   });
   await os.network.tags.replace('subnets', subnet.id, [`openshiftClusterID=${CLUSTER_ID}`]);
-  await os.network.securityGroups.create({ name: `${CLUSTER_ID}-worker` });
+  for (const role of ['worker', 'master'])
+    await os.network.securityGroups.create({ name: `${CLUSTER_ID}-${role}` });
   const image = await os.image.images.create({
     name: `${CLUSTER_ID}-rhcos`,
     disk_format: 'raw',
