@@ -14,7 +14,9 @@
  *   cloud.conf for the demo project and the external network as the floating network.
  *
  * Besides: `shiftstack capo` (OpenStackCluster, OpenStackMachine, OpenStackServer) acting as
- * Cluster API's core too, since no CAPI core controller runs here; the kubelets of the machines
+ * Cluster API's core too, since no CAPI core controller runs here; on OpenShift's side (`in-tree`),
+ * `shiftstack mapo` (mapo.ts: the Machine API's machine controller on capo's OpenStackServers, the
+ * machine-api-operator's controllers, the migration to Cluster API); the kubelets of the machines
  * (kubelet.ts), on the demo's own manager, whose caches also feed the progress view and the
  * scenario's waits (reading a cache costs the API server nothing).
  *
@@ -35,6 +37,9 @@ import { registerKubelets, type Kubelets } from './kubelet.ts';
 import { installOpenShiftConfig, SHIFTSTACK_IMAGE } from './openshift.ts';
 import { registerWorkloadRunner, type WorkloadRunner } from './workloads/runner.ts';
 import { buildDemoCapo, type DemoCapo } from './capo.ts';
+import { buildDemoMapo, type DemoMapo } from './mapo.ts';
+import { ALL_KINDS as MAPO_KINDS, crdFiles as mapoCrdFiles, mapoKinds } from '../mapo/api/index.ts';
+import { installCrds } from './world.ts';
 import type { World } from './world.ts';
 
 export interface ControllersOptions {
@@ -54,6 +59,8 @@ export interface Controllers {
   migration: Migration | undefined;
   /** Undefined only when asked for none. */
   capo: DemoCapo | undefined;
+  /** The Machine API on OpenShift's side (`cloudLoops: 'in-tree'`, with capo). */
+  mapo: DemoMapo | undefined;
   /** The demo's own manager: kubelets, and caches for the progress view. */
   demo: Manager;
   kubelets: Kubelets;
@@ -112,6 +119,12 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     opts.capo === false
       ? undefined
       : buildDemoCapo(world, { log: opts.log.child({ component: 'capo' }), scale });
+  // The Machine API's CRDs, which a real OpenShift has: the installer's part of the demo.
+  if (inTree && capo) await installCrds(world.api, mapoCrdFiles(), MAPO_KINDS, undefined);
+  const mapo =
+    inTree && capo
+      ? await buildDemoMapo(world, capo, { log: opts.log.child({ component: 'mapo' }), scale })
+      : undefined;
 
   const demo = new Manager({
     name: 'shiftstack-demo',
@@ -125,6 +138,7 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     heartbeatMs: scaled(KUBELET_HEARTBEAT_MS, 200),
     pollMs: scaled(1_000, 20),
     cloudProvider: inTree ? 'openstack' : 'external',
+    machineAPI: mapo !== undefined,
   });
   const workloads = inTree
     ? registerWorkloadRunner(demo, {
@@ -143,6 +157,11 @@ export async function startControllers(world: World, opts: ControllersOptions): 
   demo.informers.informerFor(capoKinds.OpenStackMachine);
   demo.informers.informerFor(kinds.Node);
   demo.informers.informerFor(kinds.Service);
+  if (mapo) {
+    demo.informers.informerFor(mapoKinds.Machine);
+    demo.informers.informerFor(mapoKinds.MachineSet);
+    demo.informers.informerFor(capoKinds.OpenStackServer);
+  }
   if (inTree) {
     demo.informers.informerFor(kinds.Deployment);
     demo.informers.informerFor(operatorKinds.ClusterOperator);
@@ -155,12 +174,14 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     watch('ccm-operator', migration.operator.run(stopper.signal));
   }
   if (capo) watch('capo', capo.run(stopper.signal));
+  if (mapo) watch('mapo', mapo.run(stopper.signal));
   watch('the demo kubelets', demo.start(stopper.signal));
 
   return {
     ccm,
     migration: migration && workloads ? { ...migration, workloads } : undefined,
     capo,
+    mapo,
     demo,
     kubelets,
     cloudConfPath,

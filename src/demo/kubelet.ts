@@ -40,7 +40,7 @@ import {
   type OpenStackMachine,
   type OpenStackServer,
 } from '../capo/api/index.ts';
-import { mapoKinds, type Machine as MachineAPIMachine } from '../mapo/api/index.ts';
+import { Labels, mapoKinds, type Machine as MachineAPIMachine } from '../mapo/api/index.ts';
 import { TAINT_UNINITIALIZED } from '../ccm/node-spec.ts';
 
 export const LABEL_CONTROL_PLANE_ROLE = 'node-role.kubernetes.io/control-plane';
@@ -153,7 +153,7 @@ export class Kubelets {
     const view: MachineView | undefined = m && {
       deleting: Boolean(m.metadata?.deletionTimestamp),
       instanceID: await this.serverInstanceID(req, signal),
-      controlPlane: m.metadata?.labels?.['machine.openshift.io/cluster-api-machine-role'] === 'master',
+      controlPlane: m.metadata?.labels?.[Labels.MachineRole] === 'master',
       version: () => Promise.resolve(OPENSHIFT_KUBELET_VERSION),
     };
     // The Machine API's machine controller deletes the Node itself, whether or not this kubelet

@@ -14,6 +14,7 @@ import {
   type OpenStackMachine,
 } from '../capo/api/index.ts';
 import { TAINT_UNINITIALIZED } from '../ccm/node-spec.ts';
+import { mapoKinds, type Machine as MachineAPIMachine } from '../mapo/api/index.ts';
 import type { KindLine, ProgressState, Waiting } from './progress.ts';
 import type { World } from './world.ts';
 
@@ -23,7 +24,8 @@ export interface Observer {
   openstackCalls(): Record<string, number>;
 }
 
-export function observer(world: World, demo: Manager): Observer {
+/** `machineAPI`: also OpenShift's Machine API Machines (their CRDs are installed). */
+export function observer(world: World, demo: Manager, opts: { machineAPI?: boolean } = {}): Observer {
   const firstSeen = new Map<string, number>();
   const list = <T extends object>(type: Parameters<Manager['informers']['informerFor']>[0]) =>
     demo.informers.informerFor(type).list() as unknown as T[];
@@ -71,6 +73,9 @@ export function observer(world: World, demo: Manager): Observer {
               ? 'ready'
               : (m.status?.instanceState ?? 'pending'),
         ),
+        ...(opts.machineAPI
+          ? [phaseLine('Machine API Machines', list<MachineAPIMachine>(mapoKinds.Machine), MACHINE_PHASES)]
+          : []),
         line('Nodes', nodes, (n) =>
           (n.spec?.taints ?? []).some((t) => t.key === TAINT_UNINITIALIZED) ? 'uninitialized' : 'initialized',
         ),

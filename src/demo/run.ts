@@ -42,7 +42,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
 
   say(
     `shiftstack up: the OpenStack emulator (realistic profile, time scale ${opts.timeScale}) and the ` +
-      'Kubernetes emulator; capo, the in-tree provider, ccm-operator and the machines’ kubelets in this process',
+      'Kubernetes emulator; capo, mapo, the in-tree provider, ccm-operator and the machines’ kubelets in this process',
   );
   const world = await startWorld({
     timeScale: opts.timeScale,
@@ -59,7 +59,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       cloudLoops: 'in-tree',
     });
     for (const line of whereToLook(world, controllers)) say(line);
-    const view = observer(world, controllers.demo);
+    const view = observer(world, controllers.demo, { machineAPI: controllers.mapo !== undefined });
     progress.start(() => view.state());
     const result = await runScenario({ world, controllers, progress, once: opts.once, signal: opts.signal });
     progress.stop();
@@ -117,6 +117,7 @@ function whereToLook(world: World, controllers: Controllers): string[] {
     controllers.capo
       ? 'capo (openstackcluster, openstackmachine, openstackserver)'
       : 'no capo (not built yet)',
+    ...(controllers.mapo ? [`mapo (${controllers.mapo.controllers.join(', ')})`] : []),
     'kubelets',
   ];
   return [
@@ -130,6 +131,11 @@ function whereToLook(world: World, controllers: Controllers): string[] {
       ? [
           `               kubectl --kubeconfig ${kubeconfig} get clusteroperator cloud-controller-manager -o yaml`,
           `               kubectl --kubeconfig ${kubeconfig} -n openshift-cloud-controller-manager get deployments,configmaps`,
+        ]
+      : []),
+    ...(controllers.mapo
+      ? [
+          `               kubectl --kubeconfig ${kubeconfig} get machinesets.machine.openshift.io,machines.machine.openshift.io -A -o wide`,
         ]
       : []),
   ];

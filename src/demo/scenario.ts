@@ -2,8 +2,11 @@
  * The demo as a list of named steps, each with a time budget (scaled with the cloud, plus slack
  * for a loaded machine) and an AbortSignal, each logging what it showed:
  *
- *   key pair → cluster → machines and their Nodes → a LoadBalancer Service → one more worker
- *   (--once:) → delete the Service → delete the machines → delete the cluster → leak check
+ *   key pair → cluster → machines and their Nodes → a LoadBalancer Service → (the handover of
+ *   the cloud loops) → one more worker → OpenShift's Machine API: a worker MachineSet, scaled,
+ *   one Machine moved to Cluster API and back (machine-api.ts)
+ *   (--once:) → delete the Service → delete the MachineSet → delete the machines → delete the
+ *   cluster → leak check
  *
  * Waits read the demo manager's caches, so waiting costs the API server nothing. A failed step
  * stops the scenario; with --once the teardown and the leak check still run, so a failure never
@@ -32,6 +35,7 @@ import {
 import { seconds, type Progress } from './progress.ts';
 import type { World } from './world.ts';
 import { legacyLoadBalancerName } from '../ccm/naming.ts';
+import { machineApiSteps, machineApiTeardown, type MachineApiState } from './machine-api.ts';
 import { handoverSteps, KCM_CALLER, LB_ID_ANNOTATION, UDP_SERVICE, type HandoverState } from './handover.ts';
 import {
   deleteIgnoringMissing,
@@ -76,7 +80,7 @@ export interface ScenarioResult {
 }
 
 /** The objects the scenario made and read back, shared between steps. */
-interface State extends HandoverState {
+interface State extends HandoverState, MachineApiState {
   manifest?: ClusterManifest;
   census?: Census;
   openstackCalls?: Record<string, number>;
@@ -302,7 +306,8 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
     },
   ];
   const [beforeScale, scale] = [steps.slice(0, -1), steps.slice(-1)];
-  const all = inTree ? [...beforeScale, ...handoverSteps(opts, state), ...scale] : steps;
+  const machineApi = controllers.mapo ? machineApiSteps(world, controllers, state, cached) : [];
+  const all = inTree ? [...beforeScale, ...handoverSteps(opts, state), ...scale, ...machineApi] : steps;
   if (!opts.once) return all;
   return [...all, ...teardown(opts, state, cached)];
 }
@@ -341,6 +346,9 @@ function teardown(
         return `Services ${services.map((s) => s.name).join(' and ')} deleted`;
       },
     },
+    // Before Cluster API's machines: a Machine moved to Cluster API and back left its paused
+    // Cluster API side, which goes with the Machine API Machine that owns it.
+    ...(opts.controllers.mapo ? [machineApiTeardown(world, state, cached)] : []),
     {
       name: 'teardown: delete the Machines and OpenStackMachines (servers, ports, volumes go; Nodes go)',
       budgetMs: 60_000,

@@ -28,10 +28,17 @@ import { CAPO_CONTROLLERS, type RunningCapo } from '../capo/testing/env.ts';
 import { leaks, takeCensus, type CensusKind } from '../demo/census.ts';
 import { isNotFound, kinds, type KubernetesObject } from '../kube/index.ts';
 import { eventually } from '../sim/openstack/testing/harness.ts';
-import { Annotations, Labels, mapoKinds, type Machine, type MachineSet } from './api/index.ts';
-import { getMachineCondition, MachineConditions } from './machine/conditions.ts';
+import {
+  Annotations,
+  Labels,
+  MachineConditions,
+  mapoKinds,
+  PausedReasons,
+  type Machine,
+  type MachineSet,
+} from './api/index.ts';
+import { getMachineCondition } from './conditions.ts';
 import { DRAINABLE, DRAINED, DrainEventReasons, DrainReasons } from './mao/index.ts';
-import { MigrationConditions, PausedReasons } from './migration/index.ts';
 import { CLUSTER_ID, MAPI_NAMESPACE, startMapoEnv, type MapoEnv, type RunningMapo } from './testing/env.ts';
 
 const NS = MAPI_NAMESPACE;
@@ -404,13 +411,13 @@ describe('mapo end to end (examples/mapo)', () => {
       async () => {
         const m = await machine(name);
         return m?.status?.authoritativeAPI === 'ClusterAPI' &&
-          condition(m, MigrationConditions.Paused)?.status === 'True'
+          condition(m, MachineConditions.Paused)?.status === 'True'
           ? m
           : undefined;
       },
       { ...WAIT, what: `${name} ClusterAPI and Paused` },
     ))!;
-    assert.equal(condition(paused, MigrationConditions.Paused)?.reason, PausedReasons.NotMachineAPI);
+    assert.equal(condition(paused, MachineConditions.Paused)?.reason, PausedReasons.NotMachineAPI);
     const osm = (await eventually(
       async () => {
         const o = await find<KubernetesObject & { status?: { ready?: boolean; instanceID?: string } }>(
@@ -444,7 +451,7 @@ describe('mapo end to end (examples/mapo)', () => {
     assert.deepEqual(await portsOf(), ports);
     assert.deepEqual(cloudWrites(since), [], 'no OpenStack write for the switch to Cluster API');
     // Still paused: the machine controller leaves it alone.
-    assert.equal(condition(await machine(name), MigrationConditions.Paused)?.status, 'True');
+    assert.equal(condition(await machine(name), MachineConditions.Paused)?.status, 'True');
 
     const back = env.sim.cloud.stats.requests().last;
     await env.api.patch(mapoKinds.Machine, { namespace: NS, name }, 'merge', {
@@ -454,14 +461,14 @@ describe('mapo end to end (examples/mapo)', () => {
       async () => {
         const m = await machine(name);
         return m?.status?.authoritativeAPI === 'MachineAPI' &&
-          condition(m, MigrationConditions.Paused)?.status === 'False' &&
+          condition(m, MachineConditions.Paused)?.status === 'False' &&
           running(m)
           ? m
           : undefined;
       },
       { ...WAIT, what: `${name} MachineAPI again, not Paused, Running` },
     ))!;
-    assert.equal(condition(returned, MigrationConditions.Paused)?.reason, PausedReasons.MachineAPI);
+    assert.equal(condition(returned, MachineConditions.Paused)?.reason, PausedReasons.MachineAPI);
     assert.equal(returned.spec?.providerID, `openstack:///${instanceID}`);
     assert.equal(returned.metadata?.uid, target!.metadata?.uid);
     const served = await openStackServer(name);

@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { capoKinds, crdFiles } from '../../capo/api/index.ts';
 import { startCcmEnv, type CcmEnv } from '../../ccm/testing/env.ts';
+import { mapoKinds } from '../../mapo/api/index.ts';
 import { isAlreadyExists, kinds, type KubernetesObject } from '../../kube/index.ts';
 import { testClient } from '../../kube/testing/env.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
@@ -75,6 +76,24 @@ describe('shiftstack up', () => {
       out,
       /initialized by the ccm; the 2 Services' load balancers got 2 batch member PUTs for 2 pools \(one per pool\), 6 members now/,
     );
+    // OpenShift's Machine API beside the cluster: the installer's MachineSet, scaled, one Machine to
+    // Cluster API and back without an OpenStack write, and its teardown.
+    assert.match(
+      out,
+      /MachineSet capo-demo-worker-0: capo-demo-worker-0-\w{5} \(openstack:\/\/\/[0-9a-f-]{36}\), capo-demo-worker-0-\w{5} \(openstack:\/\/\/[0-9a-f-]{36}\) Running; server group capo-demo-worker, API VIP [\d.]+ an allowed address pair on 2 ports/,
+    );
+    assert.match(
+      out,
+      /Machine capo-demo-worker-0-\w{5} \(server [0-9a-f-]{36}\) gone with its ports and Node; /,
+    );
+    assert.match(
+      out,
+      /Machine capo-demo-worker-0-\w{5}: Machine API → Cluster API \(0 OpenStack writes\) → Machine API \(0\); server [0-9a-f-]{36} and its 1 port unchanged/,
+    );
+    assert.match(
+      out,
+      /MachineSet capo-demo-worker-0 deleted with its Machines; server group capo-demo-worker deleted/,
+    );
     assert.match(out, /✓ no leaked resources/);
     assert.match(out, /API calls: OpenStack \d+ \(/);
     assert.match(out, /shiftstack up --once: every step held/);
@@ -100,12 +119,20 @@ describe('shiftstack up', () => {
     assert.ok(isAbsolute(kubeconfig) && isAbsolute(clouds), out);
     const api = testClient(kubeconfig);
     try {
+      // 6 Cluster API machines and the Machine API MachineSet's 2.
       const nodes = (await api.list(kinds.Node)).items;
-      assert.equal(nodes.length, 6);
+      assert.equal(nodes.length, 8);
       assert.ok(nodes.every((n) => n.spec?.providerID?.startsWith('openstack:///')));
-      // capo acting as Cluster API core: every Machine Running, its nodeRef the Node of its providerID.
+      const mapi = (await api.list(mapoKinds.Machine)).items;
+      assert.equal(mapi.length, 2);
+      for (const m of mapi) {
+        assert.equal(m.status?.phase, 'Running', m.metadata?.name);
+        assert.equal(m.status?.authoritativeAPI, 'MachineAPI', m.metadata?.name);
+      }
+      // capo acting as Cluster API core: every Machine Running, its nodeRef the Node of its providerID
+      // (one is the paused Cluster API side of the Machine API Machine moved there and back).
       const machines = (await api.list(capoKinds.Machine)).items;
-      assert.equal(machines.length, 6);
+      assert.equal(machines.length, 7);
       for (const m of machines) {
         const node = nodes.find((n) => n.spec?.providerID === m.spec.providerID);
         assert.equal(m.status?.phase, 'Running', m.metadata?.name);
