@@ -23,7 +23,12 @@ import { TAINT_UNINITIALIZED } from '../ccm/node-spec.ts';
 import { eventually } from '../sim/openstack/testing/harness.ts';
 import { leaks, takeCensus, type Census } from './census.ts';
 import { startControllers, type Controllers } from './controllers.ts';
-import { LABEL_CONTROL_PLANE_ROLE, MACHINE_API_KUBELET_CONTROLLER, registerKubelets } from './kubelet.ts';
+import {
+  emulatedHosts,
+  LABEL_CONTROL_PLANE_ROLE,
+  MACHINE_API_KUBELET_CONTROLLER,
+  registerKubelets,
+} from './kubelet.ts';
 import { startWorld, type World } from './world.ts';
 
 const NS = 'kubelet-test';
@@ -255,14 +260,7 @@ describe('demo kubelets of Machine API Machines', () => {
     });
     const cloud = env.sim.cloud;
     registerKubelets(manager, {
-      host: (id) => {
-        const server = cloud.compute.getServer(id);
-        if (!server) return undefined;
-        const addresses = cloud.network
-          .portsByDevice(id)
-          .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
-        return { name: server.name, status: server.status, addresses };
-      },
+      host: emulatedHosts(cloud),
       heartbeatMs: 100,
       pollMs: 20,
       cloudProvider: 'openstack',

@@ -42,6 +42,7 @@ import {
 } from '../capo/api/index.ts';
 import { Labels, mapoKinds, type Machine as MachineAPIMachine } from '../mapo/api/index.ts';
 import { TAINT_UNINITIALIZED } from '../ccm/node-spec.ts';
+import type { EmulatedCloud } from '../sim/openstack/core/cloud.ts';
 
 export const LABEL_CONTROL_PLANE_ROLE = 'node-role.kubernetes.io/control-plane';
 /** The kubelet of an OpenShift 4.19 node (no Machine API field says it). */
@@ -57,6 +58,18 @@ export interface HostView {
 }
 
 export type HostLookup = (instanceID: string) => HostView | undefined;
+
+/** What the emulator's metadata service would tell a VM of itself: its name, status and fixed IPs. */
+export function emulatedHosts(cloud: EmulatedCloud): HostLookup {
+  return (instanceID) => {
+    const server = cloud.compute.getServer(instanceID);
+    if (!server) return undefined;
+    const addresses = cloud.network
+      .portsByDevice(instanceID)
+      .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
+    return { name: server.name, status: server.status, addresses };
+  };
+}
 
 export interface KubeletOptions {
   host: HostLookup;

@@ -23,7 +23,7 @@ import { resolveCloudConfig } from '../openstack/config/resolve.ts';
 import { TokenCache } from '../openstack/core/token-cache.ts';
 import { startKubeSim, type RunningKubeSim } from '../sim/kube/start.ts';
 import { startOpenStackSim, type RunningOpenStackSim } from '../sim/openstack/server.ts';
-import type { HostView } from './kubelet.ts';
+import { emulatedHosts, type HostView } from './kubelet.ts';
 
 export const ADMIN_CLOUD = 'shiftstack-admin';
 export const DEMO_CLOUD = 'shiftstack-demo';
@@ -122,14 +122,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       api: kubeApi,
       kubeConfig,
       kubeRequests: () => requests,
-      host(instanceID) {
-        const server = cloud.compute.getServer(instanceID);
-        if (!server) return undefined;
-        const addresses = cloud.network
-          .portsByDevice(instanceID)
-          .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
-        return { name: server.name, status: server.status, addresses };
-      },
+      host: emulatedHosts(cloud),
       cloudsYaml(cloudName) {
         const c = sim.cloud;
         return (

@@ -88,7 +88,7 @@ describe('shiftstack up', () => {
     );
     assert.match(
       out,
-      /Machine capo-demo-worker-0-\w{5}: Machine API → Cluster API \(0 OpenStack writes\) → Machine API \(0\); server [0-9a-f-]{36} and its 1 port unchanged/,
+      /Machine capo-demo-worker-0-\w{5}: Machine API → Cluster API \(0 Nova, Neutron or Cinder writes\) → Machine API \(0\); server [0-9a-f-]{36} and its 1 port unchanged/,
     );
     assert.match(
       out,

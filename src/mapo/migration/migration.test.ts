@@ -29,7 +29,7 @@ import { OPENSTACK_MACHINE_CONTROLLER } from '../../capo/controllers/openstackma
 import { OPENSTACK_SERVER_CONTROLLER } from '../../capo/controllers/openstackserver.ts';
 import { CAPO_CONTROLLERS, startCapoEnv, type CapoEnv, type RunningCapo } from '../../capo/testing/env.ts';
 import { openServerFixtures, type ServerFixtures } from '../../capo/testing/server-fixtures.ts';
-import { registerKubelets } from '../../demo/kubelet.ts';
+import { emulatedHosts, registerKubelets } from '../../demo/kubelet.ts';
 import { CRD_DIR, Labels, MachineConditions, mapoKinds, PausedReasons, type Machine } from '../api/index.ts';
 import {
   MigrationEventReasons,
@@ -99,14 +99,7 @@ describe('migration controller', () => {
     const cloud = env.sim.cloud;
     CAPO_CONTROLLERS[KUBELETS] = (mgr) => {
       registerKubelets(mgr, {
-        host: (id) => {
-          const server = cloud.compute.getServer(id);
-          if (!server) return undefined;
-          const addresses = cloud.network
-            .portsByDevice(id)
-            .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
-          return { name: server.name, status: server.status, addresses };
-        },
+        host: emulatedHosts(cloud),
         heartbeatMs: 60_000,
         pollMs: 50,
         // The kubelet sets the providerID itself, as no ccm runs here.

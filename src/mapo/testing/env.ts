@@ -37,7 +37,7 @@ import { registerMachineController, type MachineControllerOptions } from '../con
 import { ServerGroupsByName } from '../machine/server-group.ts';
 import { registerMachineAPIOperatorControllers, type MachineAPIOperatorOptions } from '../mao/index.ts';
 import { registerMigrationController } from '../migration/index.ts';
-import { registerKubelets } from '../../demo/kubelet.ts';
+import { emulatedHosts, registerKubelets } from '../../demo/kubelet.ts';
 
 export const MAPI_NAMESPACE = 'openshift-machine-api';
 export const CLOUDS_SECRET = 'openstack-cloud-credentials';
@@ -219,14 +219,7 @@ export function startMapo(env: CapoEnv, opts: StartMapoOptions = {}): Promise<Ru
   if (opts.kubelets) {
     const cloud = env.sim.cloud;
     registerKubelets(manager, {
-      host: (id) => {
-        const server = cloud.compute.getServer(id);
-        if (!server) return undefined;
-        const addresses = cloud.network
-          .portsByDevice(id)
-          .flatMap((p) => p.fixed_ips.map((f) => f.ip_address));
-        return { name: server.name, status: server.status, addresses };
-      },
+      host: emulatedHosts(cloud),
       heartbeatMs: 60_000,
       pollMs: 50,
       cloudProvider: 'openstack',

@@ -22,10 +22,11 @@ export function startCli(args: string[], until: RegExp, opts: { cwd?: string; ti
   let err = '';
   child.stderr.on('data', (d: Buffer) => (err += d.toString()));
   const ready = new Promise<string>((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`no match for ${until} in: ${out}\n${err}`)),
-      opts.timeoutMs ?? 20_000,
-    );
+    const timer = setTimeout(() => {
+      // A run that never got ready would outlive the test and hold its file open.
+      child.kill('SIGKILL');
+      reject(new Error(`no match for ${until} in: ${out}\n${err}`));
+    }, opts.timeoutMs ?? 20_000);
     child.stdout.on('data', (d: Buffer) => {
       out += d.toString();
       if (until.test(out)) {
