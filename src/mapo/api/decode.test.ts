@@ -95,12 +95,7 @@ describe('decodeProviderSpec', () => {
       });
     });
     const out = decodeProviderSpec(full, WHERE);
-    // primarySubnet is accepted and said to be ignored, never dropped silently.
-    assert.deepEqual(
-      out.problems.map((p) => [p.kind, p.path]),
-      [['ignored', `${WHERE}.primarySubnet`]],
-    );
-    assert.ok(out.spec, 'an ignored field does not fail the spec');
+    assert.deepEqual(out.problems, []);
     assert.equal(out.spec?.rootVolume?.diskSize, 25);
     assert.equal(out.spec?.ports?.[0]?.fixedIPs?.[0]?.ipAddress, '10.0.0.9');
     assert.equal(out.spec?.additionalBlockDevices?.[1]?.storage.type, 'Local');

@@ -105,11 +105,6 @@ const deprecated = (field: FieldPattern, fix: string): TableEntry => ({ field, w
 
 /** Fields upstream declares but silently ignores: accepted, reported as ignored. */
 export const IGNORED: readonly TableEntry[] = [
-  {
-    field: 'primarySubnet',
-    why: 'not read yet: the Machine lists every fixed IP of its server as Nova reports them, none marked primary',
-    fix: 'remove primarySubnet (its subnet still gets a port through networks or ports)',
-  },
   deprecated('networks[].fixedIp', 'use networks[].subnets, or ports[].fixedIPs'),
   deprecated('networks[].subnets[].portSecurity', 'set portSecurity on the network'),
   deprecated('networks[].subnets[].filter.networkId', 'set uuid on the network instead'),
