@@ -4,7 +4,9 @@
  * machine-api-operator passes, as the ServiceAccount of deploy/mapo whose RBAC the Kubernetes
  * emulator enforces: it leads on MAPO's Lease, annotates a MachineSet with its flavor, takes a
  * Machine to Provisioned through capo's OpenStackServer controller in the same process, has no call
- * refused, and stops on SIGTERM handing the Lease over.
+ * refused, and stops on SIGTERM handing the Lease over; and with deploy/mapo's own arguments (the
+ * machine-api-operator's controllers) plus the migration gate, a MachineSet scaled up and down with a
+ * Node drained and a refused switch, again with nothing refused by RBAC.
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
@@ -14,7 +16,8 @@ import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { isAlreadyExists, kinds, type KubernetesObject } from '../../kube/index.ts';
 import { freePort } from '../../kube/testing/env.ts';
-import { Annotations, mapoKinds } from '../../mapo/api/index.ts';
+import { Annotations, Labels, MachineConditions, mapoKinds } from '../../mapo/api/index.ts';
+import { getMachineCondition } from '../../mapo/conditions.ts';
 import { MAPO_LEASE_NAME } from '../../mapo/cmd.ts';
 import { MAPI_NAMESPACE, startMapoEnv, type MapoEnv } from '../../mapo/testing/env.ts';
 import { kubeconfigText } from '../../sim/kube/kubeconfig.ts';
@@ -220,5 +223,129 @@ describe('shiftstack mapo: a run on the emulators as the ServiceAccount of deplo
     assert.equal(await exited, 0, stderr);
     const released = await env.api.get(kinds.Lease, { namespace: MAPI_NAMESPACE, name: MAPO_LEASE_NAME });
     assert.ok(!released.spec?.holderIdentity, JSON.stringify(released.spec));
+  });
+
+  it("with deploy/mapo's own arguments and the migration gate: the MachineSet, nodelink, drain and migration controllers work as its ServiceAccount, nothing refused", async () => {
+    const deployment = parseAllDocuments(await readFile(join(DEPLOY, 'deployment.yaml'), 'utf8'))
+      .map(
+        (d) =>
+          d.toJS() as KubernetesObject & {
+            spec?: { template?: { spec?: { containers?: { args?: string[] }[] } } };
+          },
+      )
+      .find((o) => o.kind === 'Deployment');
+    const args = (deployment?.spec?.template?.spec?.containers?.[0]?.args ?? []).filter(
+      (a) => !a.startsWith('--health-addr') && !a.startsWith('--metrics-bind-address'),
+    );
+    assert.ok(args.includes('--act-as-machine-api-operator'), args.join(' '));
+    const child = spawn(
+      process.execPath,
+      [
+        bin,
+        '--log-format',
+        'json',
+        ...args,
+        `--health-addr=127.0.0.1:${await freePort()}`,
+        `--metrics-bind-address=127.0.0.1:${await freePort()}`,
+        '--feature-gates=MachineAPIMigration=true',
+        `--kubeconfig=${kubeconfig}`,
+      ],
+      { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, POD_NAMESPACE: MAPI_NAMESPACE } },
+    );
+    let stderr = '';
+    child.stderr.on('data', (d: Buffer) => (stderr += d.toString()));
+    const exited = new Promise<number | null>((resolve) => child.once('exit', (code) => resolve(code)));
+    const set = { namespace: MAPI_NAMESPACE, name: 'ostest-7xk2p-worker-rbac' };
+    const machineOf = async () =>
+      (await env.api.list(mapoKinds.Machine, { namespace: MAPI_NAMESPACE })).items.filter(
+        (m) => m.metadata?.labels?.[Labels.MachineSet] === set.name,
+      );
+    try {
+      const ms = structuredClone(env.machineSet);
+      ms.metadata = { ...ms.metadata, name: set.name, namespace: MAPI_NAMESPACE };
+      ms.spec!.replicas = 1;
+      ms.spec!.selector.matchLabels = { ...ms.spec!.selector.matchLabels, [Labels.MachineSet]: set.name };
+      ms.spec!.template!.metadata!.labels = {
+        ...ms.spec!.template!.metadata!.labels,
+        [Labels.MachineSet]: set.name,
+      };
+      await env.api.create(mapoKinds.MachineSet, ms);
+      const found = await eventually(
+        async () => {
+          const list = await machineOf();
+          return list.length === 1 && list[0]!.spec?.providerID ? list : undefined;
+        },
+        { ...WAIT, what: `a Machine of ${set.name} with a providerID` },
+      );
+      const provisioned = found?.[0];
+      const name = provisioned!.metadata!.name!;
+      // The kubelet's part: its Node, and a pod on it for the drain to evict.
+      await env.api.create(kinds.Node, {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name },
+        spec: { providerID: provisioned!.spec!.providerID! },
+        status: { conditions: [{ type: 'Ready', status: 'True' }] },
+      });
+      await env.api.create(kinds.Pod, {
+        apiVersion: 'v1',
+        kind: 'Pod',
+        metadata: { namespace: MAPI_NAMESPACE, name: 'rbac-web' },
+        spec: { nodeName: name, containers: [{ name: 'web', image: 'nginx' }] },
+      });
+      await eventually(
+        async () =>
+          (await env.api.get(mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name })).status?.nodeRef
+            ?.name === name,
+        { ...WAIT, what: `nodelink: Machine ${name} linked to its Node` },
+      );
+      // A switch the migration controller refuses (no Cluster API Cluster here), then cancelled.
+      await env.api.patch(mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name }, 'merge', {
+        spec: { authoritativeAPI: 'ClusterAPI' },
+      });
+      await eventually(
+        async () => {
+          const m = await env.api.get(mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name });
+          return (
+            getMachineCondition(m.status?.conditions, MachineConditions.MigrationRefused)?.status === 'True'
+          );
+        },
+        { ...WAIT, what: `the switch of ${name} refused` },
+      );
+      await env.api.patch(mapoKinds.Machine, { namespace: MAPI_NAMESPACE, name }, 'merge', {
+        spec: { authoritativeAPI: 'MachineAPI' },
+      });
+      // Scale to 0: drained (the pod evicted), the server deleted, the Node deleted.
+      await env.api.patch(
+        mapoKinds.MachineSet,
+        set,
+        'merge',
+        { spec: { replicas: 0 } },
+        { subresource: 'scale' },
+      );
+      await eventually(
+        async () => {
+          const nodes = (await env.api.list(kinds.Node)).items.filter((n) => n.metadata?.name === name);
+          const pods = (await env.api.list(kinds.Pod, { namespace: MAPI_NAMESPACE })).items;
+          return (await machineOf()).length === 0 && nodes.length === 0 && pods.length === 0;
+        },
+        { ...WAIT, what: `Machine ${name}, its Node and its pod gone` },
+      );
+
+      const user = `system:serviceaccount:${MAPI_NAMESPACE}:${SA}`;
+      const refused = env.kube.emulator.auth.audit.filter((e) => !e.allowed && e.user === user);
+      assert.deepEqual(
+        refused.map(
+          (e) =>
+            `${e.verb} ${e.apiGroup || 'core'}/${e.resource}${e.subresource ? `/${e.subresource}` : ''} ${e.namespace ?? ''}`,
+        ),
+        [],
+      );
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n--- mapo's log:\n${stderr}`, { cause: err });
+    } finally {
+      child.kill('SIGTERM');
+    }
+    assert.equal(await exited, 0, stderr);
   });
 });
