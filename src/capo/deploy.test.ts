@@ -1,13 +1,12 @@
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1ClusterRole, V1Deployment, V1PolicyRule, V1Role } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
 import type { KubeClient, KubernetesObject } from '../kube/index.ts';
 import { testClient } from '../kube/testing/env.ts';
-import { startKubeSim, type RunningKubeSim } from '../sim/kube/start.ts';
+import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
 import { buildProgram } from '../cli/main.ts';
 import { capoKinds, INFRASTRUCTURE_GROUP } from './api/index.ts';
 import { CAPO_LEASE_NAME } from './cmd.ts';
@@ -40,18 +39,15 @@ function allows(rules: readonly V1PolicyRule[], group: string, resource: string,
 }
 
 describe('deploy/capo manifests', () => {
-  let dir: string;
-  let kube: RunningKubeSim;
+  let kube: TestKube;
   let api: KubeClient;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'shiftstack-deploy-capo-'));
-    kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig') });
+    kube = await startTestKube();
     api = testClient(kube.kubeconfigPath);
   });
   after(async () => {
     await api?.close();
-    await kube?.dispose();
-    await rm(dir, { recursive: true, force: true });
+    await kube?.close();
   });
 
   it("the kustomization lists every manifest and CAPO's CRDs, never the Cluster API stand-ins", async () => {

@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1Deployment } from '@kubernetes/client-node';
@@ -15,7 +14,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { main } from '../cli/main.ts';
 import { kinds, type KubeClient, type KubernetesObject } from '../kube/index.ts';
 import { testClient } from '../kube/testing/env.ts';
-import { startKubeSim, type RunningKubeSim } from '../sim/kube/start.ts';
+import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
 import { CRD_DIR } from './api/index.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..');
@@ -51,18 +50,15 @@ function kubectl(args: string[], kubeconfig: string, home: string) {
 }
 
 describe('deploy/ccm-operator manifests', () => {
-  let dir: string;
-  let kube: RunningKubeSim;
+  let kube: TestKube;
   let api: KubeClient;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'shiftstack-deploy-ccm-operator-'));
-    kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig') });
+    kube = await startTestKube();
     api = testClient(kube.kubeconfigPath);
   });
   after(async () => {
     await api?.close();
-    await kube?.dispose();
-    await rm(dir, { recursive: true, force: true });
+    await kube?.close();
   });
 
   it('the kustomization lists every manifest and every CRD, namespaces before what lives in them', async () => {
@@ -77,7 +73,7 @@ describe('deploy/ccm-operator manifests', () => {
     '`kubectl apply -k deploy/ccm-operator` applies it, and again changes nothing',
     { skip: noKubectl },
     async () => {
-      const applied = await kubectl(['apply', '-k', DEPLOY], kube.kubeconfigPath, dir);
+      const applied = await kubectl(['apply', '-k', DEPLOY], kube.kubeconfigPath, kube.dir);
       assert.equal(applied.code, 0, applied.err);
       for (const line of [
         'customresourcedefinition.apiextensions.k8s.io/clusteroperators.config.openshift.io created',
@@ -94,7 +90,7 @@ describe('deploy/ccm-operator manifests', () => {
         name: 'cluster-cloud-controller-manager-operator',
       });
       assert.equal(d.spec?.template.spec?.serviceAccountName, 'cluster-cloud-controller-manager');
-      const again = await kubectl(['apply', '-k', DEPLOY], kube.kubeconfigPath, dir);
+      const again = await kubectl(['apply', '-k', DEPLOY], kube.kubeconfigPath, kube.dir);
       assert.equal(again.code, 0, again.err);
       assert.match(again.out, /deployment.apps\/cluster-cloud-controller-manager-operator unchanged/);
     },
@@ -115,7 +111,7 @@ describe('deploy/ccm-operator manifests', () => {
     // Its flags pass every check; only the kubeconfig, which a pod has and this test has not, is missing.
     const err: string[] = [];
     const code = await main(
-      ['node', 'shiftstack', '--log-level', 'silent', ...c.args!, '--kubeconfig', join(dir, 'none')],
+      ['node', 'shiftstack', '--log-level', 'silent', ...c.args!, '--kubeconfig', join(kube.dir, 'none')],
       { out: () => undefined, err: (t) => err.push(t), signal: AbortSignal.abort() },
     );
     assert.equal(code, 2);

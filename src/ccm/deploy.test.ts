@@ -6,8 +6,7 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1DaemonSet, V1Role } from '@kubernetes/client-node';
@@ -20,7 +19,7 @@ import {
   type KubernetesObject,
 } from '../kube/index.ts';
 import { testClient } from '../kube/testing/env.ts';
-import { startKubeSim, type RunningKubeSim } from '../sim/kube/start.ts';
+import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
 import { CCM_DEFAULTS } from './cmd.ts';
 import { TAINT_UNINITIALIZED } from './node-spec.ts';
 
@@ -60,18 +59,15 @@ function kubectl(
 }
 
 describe('deploy/ccm manifests', () => {
-  let dir: string;
-  let kube: RunningKubeSim;
+  let kube: TestKube;
   let api: KubeClient;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'shiftstack-deploy-'));
-    kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig') });
+    kube = await startTestKube();
     api = testClient(kube.kubeconfigPath);
   });
   after(async () => {
     await api?.close();
-    await kube?.dispose();
-    await rm(dir, { recursive: true, force: true });
+    await kube?.close();
   });
 
   it('the kustomization lists every manifest, the ServiceAccount before what uses it', async () => {
@@ -82,7 +78,7 @@ describe('deploy/ccm manifests', () => {
   });
 
   it('`kubectl apply -k deploy/ccm` applies it', { skip: noKubectl }, async () => {
-    const applied = await kubectl(['apply', '-k', DEPLOY], kube.kubeconfigPath, dir);
+    const applied = await kubectl(['apply', '-k', DEPLOY], kube.kubeconfigPath, kube.dir);
     assert.equal(applied.code, 0, applied.err);
     for (const line of [
       'serviceaccount/cloud-controller-manager created',
@@ -97,7 +93,7 @@ describe('deploy/ccm manifests', () => {
     const ds = await api.get(kinds.DaemonSet, { namespace: 'kube-system', name: 'shiftstack-ccm' });
     assert.equal(ds.spec?.template.spec?.serviceAccountName, 'cloud-controller-manager');
     // Applying again changes nothing.
-    const again = await kubectl(['apply', '-k', DEPLOY], kube.kubeconfigPath, dir);
+    const again = await kubectl(['apply', '-k', DEPLOY], kube.kubeconfigPath, kube.dir);
     assert.equal(again.code, 0, again.err);
     assert.match(again.out, /daemonset.apps\/shiftstack-ccm unchanged/);
   });

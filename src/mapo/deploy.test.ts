@@ -6,8 +6,7 @@
  * the emulator).
  */
 import assert from 'node:assert/strict';
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1Deployment, V1Role } from '@kubernetes/client-node';
@@ -15,7 +14,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { buildProgram } from '../cli/main.ts';
 import type { KubeClient, KubernetesObject } from '../kube/index.ts';
 import { testClient } from '../kube/testing/env.ts';
-import { startKubeSim, type RunningKubeSim } from '../sim/kube/start.ts';
+import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
 import { MACHINE_API_NAMESPACE } from './api/index.ts';
 
 const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy', 'mapo');
@@ -33,18 +32,15 @@ async function resources(): Promise<string[]> {
 }
 
 describe('deploy/mapo manifests', () => {
-  let dir: string;
-  let kube: RunningKubeSim;
+  let kube: TestKube;
   let api: KubeClient;
   before(async () => {
-    dir = await mkdtemp(join(tmpdir(), 'shiftstack-deploy-mapo-'));
-    kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig') });
+    kube = await startTestKube();
     api = testClient(kube.kubeconfigPath);
   });
   after(async () => {
     await api?.close();
-    await kube?.dispose();
-    await rm(dir, { recursive: true, force: true });
+    await kube?.close();
   });
 
   it('the kustomization lists every manifest and the Machine API CRDs, the namespace first', async () => {
