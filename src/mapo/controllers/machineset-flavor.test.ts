@@ -5,7 +5,7 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { CAPO_UNCACHED_KINDS } from '../../capo/cache.ts';
+import { MAPO_UNCACHED_KINDS } from '../cmd.ts';
 import { ScopeCache } from '../../capo/identity.ts';
 import { createLogger } from '../../lib/log.ts';
 import { createRegistry } from '../../lib/metrics.ts';
@@ -35,7 +35,7 @@ describe('machineset-flavor controller (MAPO MachineSet vCPU / memoryMb)', () =>
       name: 'mapo-controller-manager',
       kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath),
       qps: 0,
-      disableCacheFor: CAPO_UNCACHED_KINDS,
+      disableCacheFor: MAPO_UNCACHED_KINDS,
       log,
       registry,
       gracefulShutdownTimeoutMs: 5_000,

@@ -17,7 +17,7 @@ import type { V1Secret } from '@kubernetes/client-node';
 import { parse as parseYaml, parseAllDocuments } from 'yaml';
 import { CLUSTER, operatorKinds, CRD_DIR as CCM_OPERATOR_CRD_DIR } from '../../ccm-operator/api/index.ts';
 import type { OpenStackPlatformStatus } from '../../ccm-operator/api/index.ts';
-import { CAPO_UNCACHED_KINDS } from '../../capo/cache.ts';
+import { MAPO_UNCACHED_KINDS } from '../cmd.ts';
 import {
   registerOpenStackServerController,
   type OpenStackServerControllerOptions,
@@ -178,7 +178,7 @@ export function startMapo(env: CapoEnv, opts: StartMapoOptions = {}): Promise<Ru
     name: 'mapo-controller-manager',
     kubeConfig: kubeConfigFrom(opts.kubeconfig ?? env.kube.kubeconfigPath),
     qps: 0,
-    disableCacheFor: CAPO_UNCACHED_KINDS,
+    disableCacheFor: MAPO_UNCACHED_KINDS,
     log,
     registry,
     gracefulShutdownTimeoutMs: 5_000,
