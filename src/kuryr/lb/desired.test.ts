@@ -1,8 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { desiredLoadBalancer, type DesiredInputs } from './desired.ts';
-import type { KlbSpec } from './klb.ts';
+import type { KlbSpec, KlbStatus } from './klb.ts';
 import { providerChanged } from './provider.ts';
+import { statusMatches } from './status.ts';
 
 const spec = (extra: Partial<KlbSpec> = {}): KlbSpec => ({
   ip: '172.30.0.10',
@@ -153,5 +154,86 @@ describe('providerChanged (upstream amphora ↔ ovn rule)', () => {
     assert.equal(providerChanged('amphora', undefined), false);
     assert.equal(providerChanged('octavia', 'amphora'), false);
     assert.equal(providerChanged(undefined, 'ovn'), false);
+  });
+});
+
+describe('statusMatches (a recorded status that describes the desired load balancer costs no Octavia call)', () => {
+  const { desired } = desiredLoadBalancer(input());
+  const recorded = (): KlbStatus => ({
+    loadbalancer: {
+      id: 'lb',
+      ip: '172.30.0.10',
+      name: 'shop/web',
+      port_id: 'vip',
+      project_id: 'p',
+      provider: 'amphora',
+      security_groups: [],
+      subnet_id: 'svc-subnet',
+    },
+    listeners: [
+      {
+        id: 'l1',
+        loadbalancer_id: 'lb',
+        name: 'shop/web:TCP:80',
+        port: 80,
+        project_id: 'p',
+        protocol: 'TCP',
+      },
+      {
+        id: 'l2',
+        loadbalancer_id: 'lb',
+        name: 'shop/web:UDP:53',
+        port: 53,
+        project_id: 'p',
+        protocol: 'UDP',
+      },
+    ],
+    pools: [
+      {
+        id: 'p1',
+        listener_id: 'l1',
+        loadbalancer_id: 'lb',
+        name: 'shop/web:TCP:80',
+        project_id: 'p',
+        protocol: 'TCP',
+      },
+      {
+        id: 'p2',
+        listener_id: 'l2',
+        loadbalancer_id: 'lb',
+        name: 'shop/web:UDP:53',
+        project_id: 'p',
+        protocol: 'UDP',
+      },
+    ],
+    members: [
+      ['p1', '10.128.0.4', 8080],
+      ['p1', '10.128.0.5', 8080],
+      ['p2', '10.128.0.4', 5353],
+      ['p2', '10.128.0.5', 5353],
+    ].map(([pool, ip, port], i) => ({
+      id: `m${i}`,
+      ip: ip as string,
+      name: '',
+      pool_id: pool as string,
+      port: port as number,
+      project_id: 'p',
+      subnet_id: 'svc-subnet',
+    })),
+  });
+
+  it('matches the status it describes; a member, listener or floating IP more or less does not', () => {
+    assert.equal(statusMatches(recorded(), desired, false), true);
+    const fewer = recorded();
+    fewer.members = fewer.members!.slice(1);
+    assert.equal(statusMatches(fewer, desired, false), false);
+    const moved = recorded();
+    moved.members![0]!.port = 8081;
+    assert.equal(statusMatches(moved, desired, false), false);
+    assert.equal(statusMatches(recorded(), desired, true), false, 'a floating IP is wanted');
+    const noListener = recorded();
+    noListener.listeners = noListener.listeners!.slice(0, 1);
+    assert.equal(statusMatches(noListener, desired, false), false);
+    assert.equal(statusMatches({}, desired, false), false);
   });
 });
