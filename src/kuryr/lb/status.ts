@@ -5,6 +5,7 @@
  * its spec costs no Octavia call until the periodic check (upstream's CR stores the OpenStack state
  * for the same reason). Pure.
  */
+import type { LoadBalancer } from '../../openstack/loadbalancer/v2/loadbalancers.ts';
 import type { FloatingIp } from '../../openstack/network/v2/floating-ips.ts';
 import type {
   CurrentState,
@@ -17,16 +18,7 @@ export function klbStatus(ready: Ready, state: CurrentState, spec: KlbSpec): Klb
   const lb = ready.loadBalancer;
   const listenerOf = new Map(state.listeners.map((l) => [l.id, l]));
   const status: KlbStatus = {
-    loadbalancer: {
-      id: lb.id,
-      ip: lb.vip_address,
-      name: lb.name,
-      port_id: lb.vip_port_id,
-      project_id: lb.project_id,
-      provider: lb.provider,
-      security_groups: [...(spec.security_groups_ids ?? [])],
-      subnet_id: lb.vip_subnet_id,
-    },
+    loadbalancer: lbRecord(lb, spec),
     listeners: state.listeners
       .map((l) => ({
         id: l.id,
@@ -65,6 +57,20 @@ export function klbStatus(ready: Ready, state: CurrentState, spec: KlbSpec): Klb
   };
   if (ready.floatingIp) status.service_pub_ip_info = pubIpInfo(ready.floatingIp, spec);
   return status;
+}
+
+/** status.loadbalancer from Octavia's load balancer (known from the create on: recorded at once). */
+export function lbRecord(lb: LoadBalancer, spec: KlbSpec): NonNullable<KlbStatus['loadbalancer']> {
+  return {
+    id: lb.id,
+    ip: lb.vip_address,
+    name: lb.name,
+    port_id: lb.vip_port_id,
+    project_id: lb.project_id,
+    provider: lb.provider,
+    security_groups: [...(spec.security_groups_ids ?? [])],
+    subnet_id: lb.vip_subnet_id,
+  };
 }
 
 /** Upstream's alloc_method: `user` for the Service's loadBalancerIP, `pool` for one allocated. */
