@@ -96,6 +96,15 @@ describe('desiredSlices (pure)', () => {
     );
   });
 
+  it('no pod selected: one empty placeholder slice, as upstream', () => {
+    const [placeholder, ...more] = desiredSlices(svc, []);
+    assert.deepEqual(more, []);
+    assert.deepEqual(
+      [placeholder!.addressType, placeholder!.ports, placeholder!.endpoints],
+      ['IPv4', [], []],
+    );
+  });
+
   it('a pod without the named port keeps the other ports; slices hold at most 100 endpoints', () => {
     const many = Array.from({ length: MAX_ENDPOINTS_PER_SLICE + 1 }, (_, i) =>
       withStatus(pod(`p${String(i).padStart(3, '0')}`, { app: 'web' }), ready(`10.1.${i >> 8}.${i & 255}`)),

@@ -16,6 +16,7 @@
  * - the labels `kubernetes.io/service-name` and `endpointslice.kubernetes.io/managed-by:
  *   endpointslice-controller.k8s.io`, the Service as controlling owner (the garbage collector removes
  *   them with it), and the Service's labels copied, as upstream;
+ * - a Service that selects no pod has one empty slice (upstream's placeholder);
  * - a Service whose selector goes away (or that becomes ExternalName) loses the slices this
  *   controller made; slices anyone else made are never touched.
  *
@@ -97,10 +98,12 @@ export function registerEndpointSliceController(mgr: Manager, opts: { workers?: 
     .complete((req, signal) => reconcile(mgr, req, signal));
 }
 
+function hasSelector(svc: V1Service): boolean {
+  return Object.keys(svc.spec?.selector ?? {}).length > 0 && svc.spec?.type !== 'ExternalName';
+}
+
 function selects(svc: V1Service, pod: V1Pod): boolean {
-  const selector = svc.spec?.selector;
-  if (!selector || Object.keys(selector).length === 0 || svc.spec?.type === 'ExternalName') return false;
-  return matchesLabelSelector({ matchLabels: selector }, pod.metadata?.labels);
+  return hasSelector(svc) && matchesLabelSelector({ matchLabels: svc.spec!.selector! }, pod.metadata?.labels);
 }
 
 async function reconcile(mgr: Manager, req: Request, signal: AbortSignal): Promise<Result> {
@@ -116,10 +119,13 @@ async function reconcile(mgr: Manager, req: Request, signal: AbortSignal): Promi
     })
   ).filter((es) => es.metadata?.ownerReferences?.some((r) => r.uid === svc.metadata?.uid));
   const pods = await mgr.client.list(kinds.Pod, { namespace: ns, signal });
-  const desired = desiredSlices(
-    svc,
-    pods.filter((p) => selects(svc, p)),
-  );
+  // No selector (or ExternalName): the slices are someone else's to write, ours go.
+  const desired = hasSelector(svc)
+    ? desiredSlices(
+        svc,
+        pods.filter((p) => selects(svc, p)),
+      )
+    : [];
   const wanted = new Set(desired.map((d) => d.name));
   for (const d of desired) {
     const current = existing.find((es) => es.metadata?.name === d.name);
@@ -245,6 +251,14 @@ export function desiredSlices(svc: V1Service, pods: readonly V1Pod[]): DesiredSl
       });
     }
   }
+  // A Service selecting no pod still has one slice, empty, as upstream's placeholder.
+  if (out.length === 0)
+    out.push({
+      name: sliceName(svcName, 'placeholder'),
+      addressType: families[0]!,
+      ports: [],
+      endpoints: [],
+    });
   return out;
 }
 
