@@ -30,9 +30,9 @@ import {
   type Manager,
   type ReconcileContext,
   type Request,
-  type ResourceType,
   type Result,
 } from '../../kube/index.ts';
+import { cidrContains, parseCidr, parseIp } from '../../lib/cidr.ts';
 import type { LbAlgorithm } from '../../openstack/loadbalancer/v2/pools.ts';
 import {
   LoadBalancerEngine,
@@ -43,6 +43,9 @@ import {
   type LoadBalancerApi,
   type Warning,
 } from '../../openstack/services/loadbalancer/index.ts';
+import { Finalizers, kuryrKinds } from '../api/index.ts';
+import type { KuryrContext } from '../context.ts';
+import { isPending, type SubnetsDriver } from '../drivers.ts';
 import { desiredLoadBalancer, type MemberMode } from '../lb/desired.ts';
 import { LoadBalancerSyncError } from '../lb/errors.ts';
 import type { KlbSpec, KlbStatus, KuryrLoadBalancer } from '../lb/klb.ts';
@@ -59,23 +62,8 @@ import { klbStatus, lbRecord, statusMatches } from '../lb/status.ts';
 
 export const KURYRLOADBALANCER_CONTROLLER = 'kuryrloadbalancer';
 
-export interface KuryrLoadBalancerControllerOptions {
-  /** The KuryrLoadBalancer kind and upstream's finalizer on it. */
-  kind: ResourceType<KuryrLoadBalancer>;
-  finalizer: string;
-  /** ownerTags(options): on the load balancer, its listeners and pools. */
-  tags: readonly string[];
-  /** `[octavia_defaults] member_mode`; the ovn provider is always L2. */
-  memberMode: MemberMode;
-  /** `[octavia_defaults] lb_algorithm`. */
-  lbAlgorithm: LbAlgorithm;
-  /** `[neutron_defaults] external_svc_net` / `external_svc_subnet`. */
-  publicNetworkId?: string | undefined;
-  publicSubnetId?: string | undefined;
-  /** A pod's subnet from its KuryrPort VIF (L2 members); Neutron is asked otherwise. */
-  podSubnet?: PodSubnetLookup | undefined;
-  /** `[neutron_defaults] lbaas_activation_timeout`: PENDING_* past it is reported stuck (300 s). */
-  activationTimeoutMs?: number | undefined;
+/** The waits of the controller; kuryr.conf has none of these but the activation timeout. */
+export interface KuryrLoadBalancerTiming {
   /** At most one recreate of an ERROR load balancer per KuryrLoadBalancer in this window (5 min). */
   recreateWindowMs?: number | undefined;
   /** How often a load balancer whose status matches is looked at in Octavia (600 s). */
@@ -87,23 +75,61 @@ export interface KuryrLoadBalancerControllerOptions {
   workers?: number | undefined;
 }
 
+/** What the reconciler is told, from kuryr.conf and the context. */
+interface Settings extends KuryrLoadBalancerTiming {
+  tags: readonly string[];
+  memberMode: MemberMode;
+  lbAlgorithm: LbAlgorithm;
+  publicNetworkId: string | undefined;
+  publicSubnetId: string | undefined;
+  activationTimeoutMs: number;
+  podSubnet: PodSubnetLookup;
+}
+
 export function registerKuryrLoadBalancerController(
   mgr: Manager,
-  os: LoadBalancerApi,
-  opts: KuryrLoadBalancerControllerOptions,
+  ctx: KuryrContext,
+  timing: KuryrLoadBalancerTiming = {},
 ): void {
-  const r = new KuryrLoadBalancerReconciler(mgr, os, opts);
+  const { octaviaDefaults, neutronDefaults } = ctx.options;
+  const r = new KuryrLoadBalancerReconciler(mgr, ctx.os, {
+    ...timing,
+    tags: ctx.tags,
+    memberMode: octaviaDefaults.memberMode,
+    lbAlgorithm: octaviaDefaults.lbAlgorithm,
+    publicNetworkId: neutronDefaults.externalSvcNet || undefined,
+    publicSubnetId: neutronDefaults.externalSvcSubnet || undefined,
+    activationTimeoutMs: octaviaDefaults.lbaasActivationTimeout * 1000,
+    podSubnet: namespaceSubnet(ctx.subnets),
+  });
   mgr
     .controller(KURYRLOADBALANCER_CONTROLLER)
     // Our own status writes wake nothing; the spec (the Service, its endpoints) and deletion do.
-    .for(opts.kind, { predicates: [specOrMetadataChanged()] })
-    .withOptions({ maxConcurrentReconciles: opts.workers ?? 4 })
-    .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
+    .for(KLB, { predicates: [specOrMetadataChanged()] })
+    .withOptions({ maxConcurrentReconciles: timing.workers ?? 4 })
+    .complete((req, signal, rctx) => r.reconcile(req, signal, rctx));
+}
+
+const KLB = kuryrKinds.KuryrLoadBalancer;
+const FINALIZER = Finalizers.KuryrLoadBalancer;
+
+/**
+ * A pod's subnet as the subnets driver has it for its namespace (upstream's `_get_pod_subnet`): the
+ * default driver's pod subnet, or the namespace's own; an address outside it is looked up in Neutron.
+ */
+function namespaceSubnet(subnets: SubnetsDriver): PodSubnetLookup {
+  return async (pod, address, signal) => {
+    const s = await subnets.forNamespace(pod.namespace, signal);
+    if (isPending(s)) return undefined;
+    const cidr = parseCidr(s.cidr);
+    const ip = parseIp(address);
+    return cidr && ip && cidrContains(cidr, ip) ? s.subnetId : undefined;
+  };
 }
 
 class KuryrLoadBalancerReconciler {
   private readonly mgr: Manager;
-  private readonly opts: KuryrLoadBalancerControllerOptions;
+  private readonly opts: Settings;
   private readonly engine: LoadBalancerEngine;
   private readonly recreates: RecreateWindow;
   private readonly subnets: MemberSubnets;
@@ -113,11 +139,11 @@ class KuryrLoadBalancerReconciler {
   private readonly progress = new Map<string, string[]>();
   private readonly resyncMs: number;
 
-  constructor(mgr: Manager, os: LoadBalancerApi, opts: KuryrLoadBalancerControllerOptions) {
+  constructor(mgr: Manager, os: LoadBalancerApi, opts: Settings) {
     this.mgr = mgr;
     this.opts = opts;
     this.engine = new LoadBalancerEngine(os, {
-      backoff: { stuckAfterMs: opts.activationTimeoutMs ?? 300_000, ...opts.backoff },
+      backoff: { stuckAfterMs: opts.activationTimeoutMs, ...opts.backoff },
       now: () => mgr.clock.now(),
     });
     this.recreates = new RecreateWindow(mgr.clock, opts.recreateWindowMs ?? 300_000);
@@ -127,20 +153,20 @@ class KuryrLoadBalancerReconciler {
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
     const key = `${req.namespace ?? ''}/${req.name}`;
-    let klb = await this.mgr.client.get(this.opts.kind, req, { signal });
+    let klb = await this.mgr.client.get(KLB, req, { signal });
     if (!klb) {
       this.forget(key);
       return {};
     }
     if (isDeleting(klb)) {
-      if (!hasFinalizer(klb, this.opts.finalizer)) return {};
+      if (!hasFinalizer(klb, FINALIZER)) return {};
       return this.release(klb, key, signal, ctx);
     }
     const spec = klb.spec ?? {};
     if (!spec.ip || (!hasEndpoints(spec) && !klb.status?.loadbalancer)) return {};
     // Before any Octavia create: a KuryrLoadBalancer deleted from here on waits for our release.
-    if (!hasFinalizer(klb, this.opts.finalizer)) {
-      klb = await addFinalizer(this.mgr.api, this.opts.kind, klb, this.opts.finalizer, { signal });
+    if (!hasFinalizer(klb, FINALIZER)) {
+      klb = await addFinalizer(this.mgr.api, KLB, klb, FINALIZER, { signal });
     }
 
     const recorded = klb.status?.loadbalancer?.provider;
@@ -325,7 +351,7 @@ class KuryrLoadBalancerReconciler {
     }
     ctx.log.info('load balancer released');
     await this.clearServiceStatus(klb, signal);
-    await removeFinalizer(this.mgr.api, this.opts.kind, klb, this.opts.finalizer, { signal });
+    await removeFinalizer(this.mgr.api, KLB, klb, FINALIZER, { signal });
     this.forget(key);
     return {};
   }
@@ -360,7 +386,7 @@ class KuryrLoadBalancerReconciler {
   ): Promise<KuryrLoadBalancer> {
     const draft = clone(klb);
     draft.status = status;
-    return patchStatus(this.mgr.api, this.opts.kind, klb, draft, { signal });
+    return patchStatus(this.mgr.api, KLB, klb, draft, { signal });
   }
 
   /** A LoadBalancer Service shows its floating IP; any other shows none (upstream's `_update_lb_status`). */

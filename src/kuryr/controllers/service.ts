@@ -29,9 +29,10 @@ import {
   specOrMetadataChanged,
   type Manager,
   type Request,
-  type ResourceType,
   type Result,
 } from '../../kube/index.ts';
+import { Finalizers, kuryrKinds } from '../api/index.ts';
+import type { KuryrContext } from '../context.ts';
 import type { KlbSpec, KuryrLoadBalancer } from '../lb/klb.ts';
 import { klbSpecFor, SERVICE_NAME_LABEL, type KlbSpecOptions } from '../lb/klb-spec.ts';
 import { LbReason } from '../lb/reasons.ts';
@@ -40,28 +41,42 @@ export const SERVICE_CONTROLLER = 'service';
 export const ENDPOINTSLICE_CONTROLLER = 'endpointslice';
 
 export interface ServiceControllerOptions {
-  kind: ResourceType<KuryrLoadBalancer>;
-  /** Upstream's `kuryr.openstack.org/service-finalizer`. */
-  serviceFinalizer: string;
-  /** Upstream's KuryrLoadBalancer finalizer, set at create so no load balancer outlives it unseen. */
-  klbFinalizer: string;
   spec: KlbSpecOptions;
   workers?: number | undefined;
 }
 
+const KLB = kuryrKinds.KuryrLoadBalancer;
+
+/** What the spec comes from: kuryr.conf. */
+export function serviceOptions(ctx: KuryrContext, workers?: number): ServiceControllerOptions {
+  const { neutronDefaults, octaviaDefaults } = ctx.options;
+  return {
+    spec: {
+      serviceSubnetId: neutronDefaults.serviceSubnet,
+      projectId: ctx.projectId,
+      provider: octaviaDefaults.provider,
+      timeoutClientData: octaviaDefaults.timeoutClientData,
+      timeoutMemberData: octaviaDefaults.timeoutMemberData,
+    },
+    workers,
+  };
+}
+
 /** Upstream's `service` handler. */
-export function registerServiceController(mgr: Manager, opts: ServiceControllerOptions): void {
+export function registerServiceController(mgr: Manager, ctx: KuryrContext, workers?: number): void {
+  const opts = serviceOptions(ctx, workers);
   mgr
     .controller(SERVICE_CONTROLLER)
     .for(kinds.Service, { predicates: [specOrMetadataChanged()] })
     // A KuryrLoadBalancer gone (its load balancer released) lets the Service finalizer go.
-    .watches(opts.kind, (klb) => [sameName(klb)], { predicates: [specOrMetadataChanged()] })
+    .watches(KLB, (klb) => [sameName(klb)], { predicates: [specOrMetadataChanged()] })
     .withOptions({ maxConcurrentReconciles: opts.workers ?? 4 })
     .complete((req, signal) => reconcileService(mgr, opts, req, signal));
 }
 
 /** Upstream's `endpoints` handler, on discovery.k8s.io/v1 EndpointSlices. */
-export function registerEndpointSliceController(mgr: Manager, opts: ServiceControllerOptions): void {
+export function registerEndpointSliceController(mgr: Manager, ctx: KuryrContext, workers?: number): void {
+  const opts = serviceOptions(ctx, workers);
   mgr
     .controller(ENDPOINTSLICE_CONTROLLER)
     .watches(kinds.EndpointSlice, (es) => {
@@ -69,7 +84,7 @@ export function registerEndpointSliceController(mgr: Manager, opts: ServiceContr
       return name ? [{ namespace: es.metadata?.namespace ?? 'default', name }] : [];
     })
     // The KuryrLoadBalancer's create (by the service controller) brings the endpoints in.
-    .watches(opts.kind, (klb) => [sameName(klb)], { predicates: [specOrMetadataChanged()] })
+    .watches(KLB, (klb) => [sameName(klb)], { predicates: [specOrMetadataChanged()] })
     .withOptions({ maxConcurrentReconciles: opts.workers ?? 4 })
     .complete((req, signal) => reconcileEndpoints(mgr, opts, req, signal));
 }
@@ -86,27 +101,27 @@ async function reconcileService(
   signal: AbortSignal,
 ): Promise<Result> {
   let svc = await mgr.client.get(kinds.Service, req, { signal });
-  const klb = await mgr.client.get(opts.kind, req, { signal });
+  const klb = await mgr.client.get(KLB, req, { signal });
   if (!svc) return {};
   const result = klbSpecFor(svc, [], opts.spec);
   if (isDeleting(svc) || result.kind === 'skipped') {
     if (klb) {
-      if (!isDeleting(klb)) await ignoreNotFound(mgr.api.delete(opts.kind, req, { signal }));
+      if (!isDeleting(klb)) await ignoreNotFound(mgr.api.delete(KLB, req, { signal }));
       // The KuryrLoadBalancer's disappearance wakes us again.
       return {};
     }
-    if (hasFinalizer(svc, opts.serviceFinalizer)) {
+    if (hasFinalizer(svc, Finalizers.Service)) {
       // Fresh: the cache may not have seen the KuryrLoadBalancer we just created.
-      const live = await ignoreNotFound(mgr.api.get(opts.kind, req, { signal }));
+      const live = await ignoreNotFound(mgr.api.get(KLB, req, { signal }));
       if (live) return {};
-      await removeFinalizer(mgr.api, kinds.Service, svc, opts.serviceFinalizer, { signal });
+      await removeFinalizer(mgr.api, kinds.Service, svc, Finalizers.Service, { signal });
     }
     return {};
   }
   for (const problem of result.problems)
     mgr.events.event(svc, 'Warning', LbReason.ServiceSpecIgnored, problem);
-  if (!hasFinalizer(svc, opts.serviceFinalizer)) {
-    svc = await addFinalizer(mgr.api, kinds.Service, svc, opts.serviceFinalizer, { signal });
+  if (!hasFinalizer(svc, Finalizers.Service)) {
+    svc = await addFinalizer(mgr.api, kinds.Service, svc, Finalizers.Service, { signal });
   }
   const { endpointSlices: _unused, ...serviceFields } = result.spec;
   if (!klb) {
@@ -122,7 +137,7 @@ async function reconcileService(
     ...serviceFields,
     ...(klb.spec?.endpointSlices ? { endpointSlices: klb.spec.endpointSlices } : {}),
   };
-  await mergePatch(mgr.api, opts.kind, klb, draft, { signal });
+  await mergePatch(mgr.api, KLB, klb, draft, { signal });
   return {};
 }
 
@@ -134,18 +149,18 @@ async function createKlb(
   signal: AbortSignal,
 ): Promise<void> {
   const klb: KuryrLoadBalancer = {
-    apiVersion: opts.kind.apiVersion,
-    kind: opts.kind.kind,
+    apiVersion: KLB.apiVersion,
+    kind: KLB.kind,
     metadata: {
       name: svc.metadata?.name ?? '',
       namespace: svc.metadata?.namespace ?? 'default',
-      finalizers: [opts.klbFinalizer],
+      finalizers: [Finalizers.KuryrLoadBalancer],
       ownerReferences: [ownerReference({ apiVersion: 'v1', kind: 'Service', metadata: svc.metadata ?? {} })],
     },
     spec,
   };
   try {
-    await mgr.api.create(opts.kind, klb, { signal });
+    await mgr.api.create(KLB, klb, { signal });
   } catch (err) {
     // Made by an earlier pass whose write the cache has not shown yet: the next pass updates it.
     if (!isAlreadyExists(err)) throw err;
@@ -158,7 +173,7 @@ async function reconcileEndpoints(
   req: Request,
   signal: AbortSignal,
 ): Promise<Result> {
-  const klb = await mgr.client.get(opts.kind, req, { signal });
+  const klb = await mgr.client.get(KLB, req, { signal });
   const svc = await mgr.client.get(kinds.Service, req, { signal });
   if (!klb || isDeleting(klb) || !svc || isDeleting(svc)) return {};
   const slices: V1EndpointSlice[] = await mgr.client.list(kinds.EndpointSlice, {
@@ -172,6 +187,6 @@ async function reconcileEndpoints(
   if (isDeepStrictEqual(klb.spec?.endpointSlices ?? [], want)) return {};
   const draft = clone(klb);
   draft.spec = { ...draft.spec, endpointSlices: want };
-  await mergePatch(mgr.api, opts.kind, klb, draft, { signal });
+  await mergePatch(mgr.api, KLB, klb, draft, { signal });
   return {};
 }

@@ -149,15 +149,11 @@ function membersFor(
         pending.add(address);
         continue;
       }
-      for (const p of slicePorts) {
+      for (const { port } of slicePorts) {
+        if (port === undefined) continue;
         const ns = ep.targetRef?.namespace ?? input.namespace;
         const pod = ep.targetRef?.name ?? input.name;
-        out.set(`${address}|${p.port}`, {
-          name: memberName(ns, pod, p.port),
-          address,
-          port: p.port,
-          subnetId,
-        });
+        out.set(`${address}|${port}`, { name: memberName(ns, pod, port), address, port, subnetId });
       }
     }
   }

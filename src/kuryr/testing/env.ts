@@ -33,6 +33,16 @@ import { eventually, startTestCloud, type TestCloud } from '../../sim/openstack/
 import { ALL_KINDS, CRD_DIR } from '../api/index.ts';
 import { kuryrContext, type KuryrContext } from '../context.ts';
 import { withOptions, type KuryrOptions, type KuryrOptionsOverrides } from '../options.ts';
+import {
+  KURYRLOADBALANCER_CONTROLLER,
+  registerKuryrLoadBalancerController,
+} from '../controllers/kuryrloadbalancer.ts';
+import {
+  ENDPOINTSLICE_CONTROLLER,
+  registerEndpointSliceController,
+  registerServiceController,
+  SERVICE_CONTROLLER,
+} from '../controllers/service.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
@@ -385,5 +395,12 @@ async function applyCrds(api: KubeClient): Promise<void> {
 // --- kuryr-net: namespace, kuryrnetwork ---
 
 // --- kuryr-lb: service, endpointslice, kuryrloadbalancer ---
+
+/** The engine's requeue floor and cap on the fast profile (1 s and 10 s against a real cloud). */
+export const LB_TEST_TIMING = { backoff: { initialMs: 5, maxMs: 50 }, memberRetryMs: 50 } as const;
+KURYR_CONTROLLERS[SERVICE_CONTROLLER] = (mgr, ctx) => registerServiceController(mgr, ctx);
+KURYR_CONTROLLERS[ENDPOINTSLICE_CONTROLLER] = (mgr, ctx) => registerEndpointSliceController(mgr, ctx);
+KURYR_CONTROLLERS[KURYRLOADBALANCER_CONTROLLER] = (mgr, ctx) =>
+  registerKuryrLoadBalancerController(mgr, ctx, LB_TEST_TIMING);
 
 // --- kuryr-np: networkpolicy, kuryrnetworkpolicy, pod-label ---
