@@ -24,6 +24,7 @@ import {
   isDeleting,
   isNotFound,
   kinds,
+  mergePatch,
   patchStatus,
   removeFinalizer,
   specOrMetadataChanged,
@@ -378,7 +379,10 @@ class KuryrLoadBalancerReconciler {
     };
   }
 
-  /** Writes the status when it changed; the KuryrLoadBalancer as stored. */
+  /**
+   * Writes the status when it changed; the KuryrLoadBalancer as stored. Upstream's CRD has no status
+   * subresource: the status is a merge patch of the object, which touches no other field.
+   */
   private async writeStatus(
     klb: KuryrLoadBalancer,
     status: KlbStatus,
@@ -386,7 +390,7 @@ class KuryrLoadBalancerReconciler {
   ): Promise<KuryrLoadBalancer> {
     const draft = clone(klb);
     draft.status = status;
-    return patchStatus(this.mgr.api, KLB, klb, draft, { signal });
+    return mergePatch(this.mgr.api, KLB, klb, draft, { signal });
   }
 
   /** A LoadBalancer Service shows its floating IP; any other shows none (upstream's `_update_lb_status`). */

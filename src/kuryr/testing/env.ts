@@ -45,6 +45,8 @@ import {
 } from '../controllers/service.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
+/** The Services' clusterIP range and the service subnet's CIDR: one range, as in a Kuryr cluster. */
+const SERVICE_CIDR = '172.30.0.0/16';
 
 /** What a controller's registration gets: the manager and the shared kuryr context. */
 export type RegisterKuryrController = (mgr: Manager, ctx: KuryrContext) => void;
@@ -137,7 +139,9 @@ export interface KuryrEnvOptions {
 
 export async function startKuryrEnv(envOptions: KuryrEnvOptions = {}): Promise<KuryrEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'shiftstack-kuryr-'));
-  const kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig') });
+  // The cluster's service network is the service subnet's range (OpenShift's 172.30.0.0/16): a
+  // Service's clusterIP is its load balancer's VIP there.
+  const kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig'), serviceCIDR: SERVICE_CIDR });
   const sim = await startTestCloud({ profile: 'fast', ...envOptions.cloud });
   const target = await openClientTargetOn(sim);
   const os = await target.client(target.demo);
@@ -223,7 +227,7 @@ async function makeNetwork(os: OpenStackClient): Promise<KuryrNetworkFixture> {
   };
   const nodes = await subnetOn('kuryr-nodes', '10.0.0.0/16');
   const pods = await subnetOn('kuryr-pods', '10.128.0.0/14');
-  const services = await subnetOn('kuryr-services', '172.30.0.0/16');
+  const services = await subnetOn('kuryr-services', SERVICE_CIDR);
   const router = await os.network.routers.create({ name: 'kuryr-router' });
   for (const s of [nodes, pods, services])
     await os.network.routers.addInterface(router.id, { subnet_id: s.subnetId });
