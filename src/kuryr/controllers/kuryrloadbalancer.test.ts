@@ -41,7 +41,7 @@ describe('kuryr Services on Octavia', () => {
     env = await startKuryrEnv({ nodes: 1 });
     await env.ensureNamespace(NS);
     baselineFips = (await env.admin.network.floatingIps.list().all()).length;
-    kcm = await startStandIn(env);
+    kcm = startStandIn(env);
     kuryr = await env.startKuryr({ controllers: CONTROLLERS });
   });
   after(async () => {
@@ -268,7 +268,7 @@ describe('kuryr Services with the ovn provider', () => {
   before(async () => {
     env = await startKuryrEnv({ nodes: 1 });
     await env.ensureNamespace(NS);
-    kcm = await startStandIn(env);
+    kcm = startStandIn(env);
     kuryr = await env.startKuryr({
       controllers: CONTROLLERS,
       options: { octaviaDefaults: { provider: 'ovn' } },
@@ -316,7 +316,7 @@ describe('kuryr Services with the ovn provider', () => {
     assert.equal(lb!.provider, 'ovn');
     const [pool] = await env.os.loadBalancer.pools.list({ loadbalancer_id: lb!.id }).all();
     assert.equal(pool?.lb_algorithm, 'SOURCE_IP_PORT');
-    const [member] = await env.os.loadBalancer.members.list(pool!.id).all();
+    const [member] = await env.os.loadBalancer.members.list(pool.id).all();
     assert.deepEqual(
       [member?.address, member?.protocol_port, member?.subnet_id],
       ['10.128.9.9', 5353, env.net.pods.subnetId],
@@ -325,7 +325,7 @@ describe('kuryr Services with the ovn provider', () => {
 });
 
 /** kube-controller-manager's EndpointSlice controller, as the demo runs it. */
-async function startStandIn(env: KuryrEnv): Promise<{ stop(): Promise<void> }> {
+function startStandIn(env: KuryrEnv): { stop(): Promise<void> } {
   const manager = new Manager({
     name: 'kube-controller-manager',
     kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath),

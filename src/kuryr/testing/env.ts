@@ -228,13 +228,17 @@ async function makeNetwork(os: OpenStackClient): Promise<KuryrNetworkFixture> {
   const nodes = await subnetOn('kuryr-nodes', '10.0.0.0/16');
   const pods = await subnetOn('kuryr-pods', '10.128.0.0/14');
   const services = await subnetOn('kuryr-services', SERVICE_CIDR);
-  const router = await os.network.routers.create({ name: 'kuryr-router' });
-  for (const s of [nodes, pods, services])
-    await os.network.routers.addInterface(router.id, { subnet_id: s.subnetId });
-  const sg = await os.network.securityGroups.create({ name: 'kuryr-pods', description: 'pods' });
   const external = (await os.network.networks.list({ 'router:external': true }).all()).find(
     (n) => n.subnets.length > 0,
   );
+  // Its gateway on the external network: a LoadBalancer Service's floating IP reaches its VIP.
+  const router = await os.network.routers.create({
+    name: 'kuryr-router',
+    ...(external ? { external_gateway_info: { network_id: external.id } } : {}),
+  });
+  for (const s of [nodes, pods, services])
+    await os.network.routers.addInterface(router.id, { subnet_id: s.subnetId });
+  const sg = await os.network.securityGroups.create({ name: 'kuryr-pods', description: 'pods' });
   return {
     nodes,
     pods,
