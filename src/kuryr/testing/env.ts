@@ -45,8 +45,6 @@ import {
 } from '../controllers/service.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
-/** The Services' clusterIP range and the service subnet's CIDR: one range, as in a Kuryr cluster. */
-const SERVICE_CIDR = '172.30.0.0/16';
 
 /** What a controller's registration gets: the manager and the shared kuryr context. */
 export type RegisterKuryrController = (mgr: Manager, ctx: KuryrContext) => void;
@@ -139,9 +137,7 @@ export interface KuryrEnvOptions {
 
 export async function startKuryrEnv(envOptions: KuryrEnvOptions = {}): Promise<KuryrEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'shiftstack-kuryr-'));
-  // The cluster's service network is the service subnet's range (OpenShift's 172.30.0.0/16): a
-  // Service's clusterIP is its load balancer's VIP there.
-  const kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig'), serviceCIDR: SERVICE_CIDR });
+  const kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig') });
   const sim = await startTestCloud({ profile: 'fast', ...envOptions.cloud });
   const target = await openClientTargetOn(sim);
   const os = await target.client(target.demo);
@@ -220,14 +216,26 @@ export async function startKuryrEnv(envOptions: KuryrEnvOptions = {}): Promise<K
 }
 
 async function makeNetwork(os: OpenStackClient): Promise<KuryrNetworkFixture> {
-  const subnetOn = async (name: string, cidr: string) => {
+  const subnetOn = async (name: string, cidr: string, extra: Record<string, unknown> = {}) => {
     const network = await os.network.networks.create({ name });
-    const subnet = await os.network.subnets.create({ network_id: network.id, cidr, ip_version: 4, name });
+    const subnet = await os.network.subnets.create({
+      network_id: network.id,
+      cidr,
+      ip_version: 4,
+      name,
+      ...extra,
+    });
     return { networkId: network.id, subnetId: subnet.id, cidr };
   };
   const nodes = await subnetOn('kuryr-nodes', '10.0.0.0/16');
   const pods = await subnetOn('kuryr-pods', '10.128.0.0/14');
-  const services = await subnetOn('kuryr-services', SERVICE_CIDR);
+  // As OpenShift's installer makes it for Kuryr: twice the cluster's service network (the emulator's
+  // 10.96.0.0/12), Neutron allocating only from the upper half, so a load balancer's VIP can take any
+  // ClusterIP as its fixed address and nothing else Neutron hands out collides with one.
+  const services = await subnetOn('kuryr-services', '10.96.0.0/11', {
+    gateway_ip: '10.127.255.254',
+    allocation_pools: [{ start: '10.112.0.1', end: '10.127.255.253' }],
+  });
   const external = (await os.network.networks.list({ 'router:external': true }).all()).find(
     (n) => n.subnets.length > 0,
   );
