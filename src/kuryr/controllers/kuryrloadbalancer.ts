@@ -174,7 +174,9 @@ class KuryrLoadBalancerReconciler {
     if (providerChanged(recorded, spec.provider)) return this.providerChange(klb, key, recorded, signal);
 
     const l2 = this.opts.memberMode === 'L2' || isOvn(spec.provider);
-    const memberSubnets = l2 ? await this.subnets.resolve(key, spec, signal) : undefined;
+    const memberSubnets = l2
+      ? await this.subnets.resolve(key, req.namespace ?? 'default', spec, signal)
+      : undefined;
     const { desired, pending, unsupported } = desiredLoadBalancer({
       namespace: req.namespace ?? 'default',
       name: req.name,

@@ -114,7 +114,8 @@ async function reconcileService(
       // Fresh: the cache may not have seen the KuryrLoadBalancer we just created.
       const live = await ignoreNotFound(mgr.api.get(KLB, req, { signal }));
       if (live) return {};
-      await removeFinalizer(mgr.api, kinds.Service, svc, Finalizers.Service, { signal });
+      // A Service already gone (its other finalizers came off first) needs nothing more.
+      await ignoreNotFound(removeFinalizer(mgr.api, kinds.Service, svc, Finalizers.Service, { signal }));
     }
     return {};
   }

@@ -1,8 +1,9 @@
 /**
  * L2 member mode (the ovn provider, or `[octavia_defaults] member_mode = L2`): each member goes on
- * the subnet its pod's port is on, as upstream's `_get_pod_subnet` finds it. The pod's KuryrPort
- * VIF names it without a call (`fromPod`); else Neutron is asked which port holds the address (a
- * pod not wired by kuryr: host network). Known answers are kept per KuryrLoadBalancer, for the
+ * the subnet its pod's port is on, as upstream's `_get_pod_subnet` finds it: the subnets driver's
+ * subnet of the pod's namespace when it holds the address (`fromPod`, no call with the default
+ * driver); else Neutron is asked which port holds the address (a pod not wired by kuryr: host
+ * network). Known answers are kept per KuryrLoadBalancer, for the
  * addresses it still has, so a steady state asks nothing and memory stays bounded.
  */
 import type { NetworkV2 } from '../../openstack/network/v2/index.ts';
@@ -33,10 +34,19 @@ export class MemberSubnets {
   }
 
   /** The subnet of every ready endpoint address of `spec` that can be found now. */
-  async resolve(klbKey: string, spec: KlbSpec, signal: AbortSignal): Promise<Map<string, string>> {
+  /**
+   * `namespace`: the KuryrLoadBalancer's, for an endpoint without a pod reference (the subnets
+   * driver answers per namespace).
+   */
+  async resolve(
+    klbKey: string,
+    namespace: string,
+    spec: KlbSpec,
+    signal: AbortSignal,
+  ): Promise<Map<string, string>> {
     const before = this.known.get(klbKey) ?? new Map<string, string>();
     const now = new Map<string, string>();
-    const missing: { address: string; pod: PodRef | undefined }[] = [];
+    const missing: { address: string; pod: PodRef }[] = [];
     for (const slice of spec.endpointSlices ?? []) {
       for (const ep of slice.endpoints ?? []) {
         const address = ep.addresses?.[0];
@@ -48,9 +58,9 @@ export class MemberSubnets {
           missing.push({
             address,
             pod:
-              ref?.kind === 'Pod' && ref.name && ref.namespace
-                ? { namespace: ref.namespace, name: ref.name }
-                : undefined,
+              ref?.kind === 'Pod' && ref.namespace
+                ? { namespace: ref.namespace, name: ref.name ?? '' }
+                : { namespace, name: '' },
           });
         }
       }
