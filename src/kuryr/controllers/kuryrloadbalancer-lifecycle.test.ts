@@ -3,7 +3,8 @@
  * costs Octavia nothing, Octavia leaving it PENDING past lbaas_activation_timeout is an Event (not a
  * blocked worker), a provider change remakes it, and a controller killed right after any of its
  * OpenStack writes is replaced by one that converges to one load balancer and one floating IP —
- * and, once the Service is gone, to nothing.
+ * and, killed during the release, to nothing. (The kill cuts its OpenStack writes, src/openstack/
+ * services/testing/kill.ts; its Kubernetes writes are what a dying process may still have sent.)
  */
 import assert from 'node:assert/strict';
 import { after, afterEach, before, describe, it } from 'node:test';
@@ -192,6 +193,58 @@ describe('kuryrloadbalancer over a load balancer’s life', () => {
       running = undefined;
       if (died === 'done') break;
       assert.ok(k < 10, 'a LoadBalancer Service takes fewer than 10 writes');
+    }
+  });
+
+  it('killed right after any OpenStack write of a release, a fresh controller leaves nothing', async () => {
+    const fipsBefore = (await ourFips()).length;
+    for (let k = 1; ; k++) {
+      const name = `release-${k}`;
+      running = await env.startKuryr({ controllers: CONTROLLERS });
+      await serviceWithEndpoints(name, 'LoadBalancer', ['10.128.5.1']);
+      await ready(name, 1, true);
+      await running.stop();
+      running = undefined;
+      let kill: KillableApi<OpenStackClient> | undefined;
+      const dying = await env.startKuryr({
+        controllers: CONTROLLERS,
+        context: (ctx) => {
+          kill = killable(ctx.os, (_method, count) => count === k);
+          ctx.os = kill.api;
+        },
+      });
+      let died: string | undefined;
+      try {
+        await env.api.delete(kinds.Service, { namespace: NS, name });
+        died = await eventually(
+          async () => {
+            if (kill!.writes() >= k) return 'died';
+            const klbs = (await env.api.list(kuryrKinds.KuryrLoadBalancer, { namespace: NS })).items;
+            return klbs.some((x) => x.metadata?.name === name) ? undefined : 'done';
+          },
+          { ...WAIT, what: `write ${k} of the release or its end` },
+        );
+      } finally {
+        await dying.stop();
+      }
+      running = await env.startKuryr({ controllers: CONTROLLERS });
+      await eventually(
+        async () => {
+          const klbs = (await env.api.list(kuryrKinds.KuryrLoadBalancer, { namespace: NS })).items;
+          const svcs = (await env.api.list(kinds.Service, { namespace: NS })).items;
+          return (
+            !klbs.some((x) => x.metadata?.name === name) &&
+            !svcs.some((x) => x.metadata?.name === name) &&
+            (await named(name)).length === 0 &&
+            (await ourFips()).length === fipsBefore
+          );
+        },
+        { ...WAIT, what: `nothing of ${name} left after a kill at write ${k}` },
+      );
+      await running.stop();
+      running = undefined;
+      if (died === 'done') break;
+      assert.ok(k < 10, 'a release takes fewer than 10 writes');
     }
   });
 });
