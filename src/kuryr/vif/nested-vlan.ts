@@ -27,6 +27,8 @@ export const KURYR_DEVICE_OWNER = 'compute:kuryr';
 export const SUBPORT_DEVICE_OWNER = 'trunk:subport';
 /** Upstream's DEFAULT_MAX_RETRY_COUNT for VLAN id collisions. */
 export const VLAN_CONFLICT_ATTEMPTS = 3;
+/** Ids per filtered list request, so a URL stays well under any proxy's limit. */
+export const IDS_PER_REQUEST = 100;
 
 /** A port that is a subport of a trunk, as the pools hold it. */
 export interface SubportVif {
@@ -179,6 +181,19 @@ export class NestedVlanDriver {
     await this.api.network.ports.update(portId, { security_groups: [...groups] }, { signal });
   }
 
+  /** The security groups Neutron has now for each of the ports; a port gone is absent. */
+  async currentGroups(portIds: readonly string[], signal?: AbortSignal): Promise<Map<string, string[]>> {
+    const out = new Map<string, string[]>();
+    for (let i = 0; i < portIds.length; i += IDS_PER_REQUEST) {
+      const ids = portIds.slice(i, i + IDS_PER_REQUEST);
+      const ports = await this.api.network.ports
+        .list({ id: ids, fields: ['id', 'security_groups'] }, { signal })
+        .all();
+      for (const p of ports) out.set(p.id, p.security_groups);
+    }
+    return out;
+  }
+
   async deletePort(id: string, signal?: AbortSignal): Promise<void> {
     try {
       await this.api.network.ports.delete(id, { signal });
@@ -241,7 +256,7 @@ function inUse(trunk: Trunk): number[] {
   return trunk.sub_ports.filter((s) => s.segmentation_type === 'vlan').map((s) => s.segmentation_id);
 }
 
-function toVif(p: Port, trunkId: string, vlanId: number): SubportVif {
+export function toVif(p: Port, trunkId: string, vlanId: number): SubportVif {
   return {
     portId: p.id,
     trunkId,
