@@ -213,7 +213,9 @@ export class VifPools {
 
   /** Populates under way, for a graceful stop. */
   async settled(): Promise<void> {
-    await Promise.all([...this.pools.values()].map((p) => p.populating));
+    const running: Promise<void>[] = [];
+    for (const p of this.pools.values()) if (p.populating) running.push(p.populating);
+    await Promise.all(running);
   }
 
   stats(): PoolStats {
