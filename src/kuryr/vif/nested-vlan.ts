@@ -95,6 +95,8 @@ export class NestedVlanDriver {
   private readonly owner: PortOwner;
   private readonly bulkCreates: Limiter;
   private readonly log: Logger;
+  /** Bulk creates: in flight now, the most at once, and how many so far (the benchmark reads them). */
+  readonly bulkCreateStats = { inFlight: 0, peak: 0, total: 0 };
   /** The tail of each trunk's queue of batches. */
   private readonly trunkTurns = new Map<string, Promise<unknown>>();
 
@@ -223,12 +225,17 @@ export class NestedVlanDriver {
       security_groups: [...req.securityGroups],
     };
     const release = await this.bulkCreates.acquire(signal);
+    const stats = this.bulkCreateStats;
+    stats.inFlight++;
+    stats.total++;
+    stats.peak = Math.max(stats.peak, stats.inFlight);
     try {
       return await this.api.network.ports.createBulk(
         Array.from({ length: count }, () => body),
         { signal },
       );
     } finally {
+      stats.inFlight--;
       release();
     }
   }

@@ -73,6 +73,16 @@ export class NodeTrunks {
     this.cache.delete(nodeName);
   }
 
+  /** The Nodes resolved so far. */
+  known(): string[] {
+    return [...this.cache.keys()];
+  }
+
+  /** The trunk of a Node resolved before. */
+  trunkOf(nodeName: string): string | undefined {
+    return this.cache.get(nodeName)?.trunk.trunkId;
+  }
+
   /** The Node a trunk belongs to, among those resolved. */
   nodeOfTrunk(trunkId: string): string | undefined {
     for (const [name, { trunk }] of this.cache) if (trunk.trunkId === trunkId) return name;

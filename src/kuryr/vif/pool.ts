@@ -36,6 +36,11 @@ export interface PoolLimits {
   batch: number;
   /** `[vif_pool] ports_pool_update_frequency`, in ms. */
   updateFrequencyMs: number;
+  /**
+   * False for `[kubernetes] vif_pool_driver = noop` (a port per pod, no pool): a released port is
+   * detached and deleted, never pooled.
+   */
+  keepReleased?: boolean;
 }
 
 /** Which pool a pod's port comes from. */
@@ -127,6 +132,11 @@ export class VifPools {
     return vif;
   }
 
+  /** A requester that needs no port any more (its KuryrPort went): no populate counts it. */
+  cancel(requester: string): void {
+    for (const pool of this.pools.values()) pool.waiting.delete(requester);
+  }
+
   /** A port taken but not used (its KuryrPort status could not be written): back to its pool. */
   putBack(vif: SubportVif): void {
     if (this.goneTrunks.has(vif.trunkId)) return;
@@ -135,6 +145,7 @@ export class VifPools {
 
   /** A pod's port released: recyclable until the next `recycle()`. */
   release(vif: SubportVif): void {
+    if (this.goneTrunks.has(vif.trunkId)) return;
     this.recyclable.set(vif.portId, vif);
   }
 
@@ -177,6 +188,29 @@ export class VifPools {
   }
 
   /**
+   * A network going (its namespace deleted: the KuryrNetwork's finalizer): every pooled port on it
+   * detached and deleted, and its pools forgotten. Ports of pods still running are not pooled.
+   */
+  async deleteNetworkPools(networkId: string, signal?: AbortSignal): Promise<void> {
+    const doomed = new Map<string, string[]>();
+    const add = (v: SubportVif) => doomed.set(v.trunkId, [...(doomed.get(v.trunkId) ?? []), v.portId]);
+    for (const [key, pool] of this.pools) {
+      if (pool.request.networkId !== networkId) continue;
+      pool.ports.forEach(add);
+      this.pools.delete(key);
+    }
+    for (const [id, vif] of this.recyclable) {
+      if (vif.networkId !== networkId) continue;
+      add(vif);
+      this.recyclable.delete(id);
+    }
+    for (const [trunkId, ids] of doomed) {
+      if (this.goneTrunks.has(trunkId)) continue;
+      await this.opts.driver.releaseVifs(trunkId, ids, signal);
+    }
+  }
+
+  /**
    * Released ports back to their pools with the groups Neutron has for them now, or, above
    * `ports_pool_max`, detached and deleted. A port gone meanwhile is forgotten.
    */
@@ -191,10 +225,10 @@ export class VifPools {
     for (const vif of items) {
       this.recyclable.delete(vif.portId);
       const groups = current.get(vif.portId);
-      if (!groups) continue;
+      if (!groups || this.goneTrunks.has(vif.trunkId)) continue;
       const back = { ...vif, securityGroups: [...groups].sort() };
-      const { max } = this.opts.limits;
-      if (max > 0 && this.size(baseKey(back)) >= max) {
+      const { max, keepReleased = true } = this.opts.limits;
+      if (!keepReleased || (max > 0 && this.size(baseKey(back)) >= max)) {
         doomed.set(vif.trunkId, [...(doomed.get(vif.trunkId) ?? []), vif.portId]);
       } else {
         this.poolOf(back).ports.push(back);
@@ -313,6 +347,12 @@ export class VifPools {
       pool.failures = 0;
       pool.lastUpdate = this.opts.clock.now();
       if (this.pools.get(pool.key) === pool) pool.ports.push(...vifs);
+      else if (!this.goneTrunks.has(pool.request.trunkId))
+        // The pool went meanwhile (its network deleted): these ports have no one to serve.
+        await this.opts.driver.releaseVifs(
+          pool.request.trunkId,
+          vifs.map((v) => v.portId),
+        );
       this.opts.onBatch?.(vifs.length, this.opts.clock.now() - started);
       this.opts.log.debug({ pool: pool.key, ports: vifs.length }, 'pool populated');
     } catch (err) {
