@@ -82,6 +82,7 @@ export interface VifPoolsOptions {
 export interface PoolStats {
   pools: number;
   available: number;
+  /** Released ports not yet recycled, and those being recycled now. */
   recyclable: number;
   populating: number;
 }
@@ -91,6 +92,8 @@ export class VifPools {
   private readonly pools = new Map<string, Pool>();
   private readonly recyclable = new Map<string, SubportVif>();
   private readonly goneTrunks = new Set<string>();
+  /** Recycling passes under way (their detach and delete calls). */
+  private recycling = 0;
 
   constructor(opts: VifPoolsOptions) {
     this.opts = opts;
@@ -217,6 +220,15 @@ export class VifPools {
   async recycle(signal?: AbortSignal): Promise<void> {
     const items = [...this.recyclable.values()];
     if (items.length === 0) return;
+    this.recycling++;
+    try {
+      await this.recycleItems(items, signal);
+    } finally {
+      this.recycling--;
+    }
+  }
+
+  private async recycleItems(items: readonly SubportVif[], signal?: AbortSignal): Promise<void> {
     const current = await this.opts.driver.currentGroups(
       items.map((v) => v.portId),
       signal,
@@ -259,7 +271,12 @@ export class VifPools {
       available += p.ports.length;
       if (p.populating) populating++;
     }
-    return { pools: this.pools.size, available, recyclable: this.recyclable.size, populating };
+    return {
+      pools: this.pools.size,
+      available,
+      recyclable: this.recyclable.size + this.recycling,
+      populating,
+    };
   }
 
   /** The ports of every pool (what is not in use by a pod). */

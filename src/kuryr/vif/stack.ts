@@ -103,7 +103,7 @@ function poolRunnable(mgr: Manager, ctx: KuryrContext, stack: VifStack, recovere
   return {
     name: 'kuryr-port-pools',
     needLeaderElection: true,
-    async start(signal) {
+    async start(signal, { hardStop }) {
       for (let wait: number = RECOVERY_BACKOFF.initialMs; !signal.aborted;) {
         try {
           const inUse = await portsInUse(mgr.api, signal);
@@ -130,7 +130,8 @@ function poolRunnable(mgr: Manager, ctx: KuryrContext, stack: VifStack, recovere
         if (signal.aborted) break;
         try {
           dropGoneNodes(mgr, stack);
-          await stack.pools.recycle(signal);
+          // A pass finishes its detach-and-delete within the graceful stop, not half way.
+          await stack.pools.recycle(hardStop);
           stack.pools.maintain();
         } catch (err) {
           if (!signal.aborted) log.warn({ err }, 'recycling the port pools failed; next pass retries');
