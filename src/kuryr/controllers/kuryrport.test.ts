@@ -94,6 +94,8 @@ describe('kuryr: pods on trunk subports through the pod and kuryrport controller
     assert.ok(p.metadata?.finalizers?.includes(Finalizers.Pod));
     assert.equal(kp.spec.podUid, p.metadata?.uid);
     assert.equal(kp.metadata?.ownerReferences?.[0]?.uid, p.metadata?.uid);
+    const text = await kuryr.registry.getSingleMetricAsString('kuryr_pod_creation_latency');
+    assert.match(text, new RegExp(`^kuryr_pod_creation_latency_count ${names.length}$`, 'm'));
   });
 
   it('serves a pod from the pool when it holds a port (a hit: the port existed before the pod)', async () => {
