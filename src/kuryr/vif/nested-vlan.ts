@@ -18,13 +18,14 @@ import type { Limiter } from '../../openstack/core/limiter.ts';
 import { isConflict, isNotFound } from '../../openstack/core/errors.ts';
 import type { Port, PortCreateOpts } from '../../openstack/network/v2/ports.ts';
 import type { SubPort, Trunk } from '../../openstack/network/v2/trunks.ts';
+import { DeviceOwners } from '../api/names.ts';
 import type { VifApi } from './node-trunk.ts';
 import { freeVlanIds } from './vlan-ids.ts';
 
 /** kuryr.lib's DEVICE_OWNER: a Kuryr port not (yet) attached to a trunk. */
-export const KURYR_DEVICE_OWNER = 'compute:kuryr';
+export const KURYR_DEVICE_OWNER = DeviceOwners.Kuryr;
 /** What Neutron makes a port's device owner once it is a subport. */
-export const SUBPORT_DEVICE_OWNER = 'trunk:subport';
+export const SUBPORT_DEVICE_OWNER = DeviceOwners.Subport;
 /** Upstream's DEFAULT_MAX_RETRY_COUNT for VLAN id collisions. */
 export const VLAN_CONFLICT_ATTEMPTS = 3;
 /** Ids per filtered list request, so a URL stays well under any proxy's limit. */

@@ -9,12 +9,12 @@ import { kinds, type KubeClient, type Manager } from '../../kube/index.ts';
 import type { Runnable } from '../../kube/runnable.ts';
 import { isDeleting } from '../../kube/finalizer.ts';
 import { Limiter } from '../../openstack/core/limiter.ts';
-import { DeviceOwners, POOL_PORT_NAME } from '../api/names.ts';
+import { POOL_PORT_NAME } from '../api/names.ts';
 import { kuryrKinds } from '../api/index.ts';
 import { readVif } from '../api/vif.ts';
 import type { KuryrContext } from '../context.ts';
 import { podMetrics, type PodMetrics } from '../metrics.ts';
-import { KURYR_DEVICE_OWNER, NestedVlanDriver, SUBPORT_DEVICE_OWNER, type PortOwner } from './nested-vlan.ts';
+import { NestedVlanDriver, type PortOwner } from './nested-vlan.ts';
 import { NodeTrunks } from './node-trunk.ts';
 import { VifPools } from './pool.ts';
 import { recoverPorts } from './recovery.ts';
@@ -49,8 +49,6 @@ const stacks = new WeakMap<KuryrContext, VifStack>();
 export function vifStack(mgr: Manager, ctx: KuryrContext): VifStack {
   const known = stacks.get(ctx);
   if (known) return known;
-  if (DeviceOwners.Subport !== SUBPORT_DEVICE_OWNER || DeviceOwners.Kuryr !== KURYR_DEVICE_OWNER)
-    throw new Error('device owners disagree with src/kuryr/api/names.ts');
   const { vifPool, podVifNested } = ctx.options;
   const noop = ctx.options.kubernetes.vifPoolDriver === 'noop';
   const nodes = mgr.informers.informerFor(kinds.Node);
@@ -163,7 +161,9 @@ async function portsInUse(api: KubeClient, signal: AbortSignal): Promise<Set<str
       try {
         ids.add(readVif(entry.vif).id);
       } catch {
-        // A VIF we cannot read names no port we could pool.
+        // A VIF we cannot read in full still holds its port: never pool it for another pod.
+        const id = (entry.vif?.['versioned_object.data'] as { id?: unknown } | undefined)?.id;
+        if (typeof id === 'string') ids.add(id);
       }
     }
   }
