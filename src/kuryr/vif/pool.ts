@@ -9,7 +9,8 @@
  *   soon as the populate lands.
  * - populate: one at a time per pool. Its size is `max(ports_pool_batch, ports_pool_min − size)`
  *   (upstream), raised to cover the requesters waiting, in whole batches and at most
- *   MAX_PORTS_PER_POPULATE: a burst of N pods is ⌈N / size⌉ populates, not N. Bulk creates in flight
+ *   MAX_PORTS_PER_POPULATE; one a pod waits for gathers the requests of a short window
+ *   (`coalesceMs`) first: a burst of N pods is a few populates, not N. Bulk creates in flight
  *   are bounded process-wide by the driver's limiter. A refill only to keep `ports_pool_min` waits
  *   `ports_pool_update_frequency` after the last one; requesters never wait for it. A failed
  *   populate backs off per pool (bounded, doubling).
@@ -24,6 +25,8 @@ import { TrunkGoneError, type NestedVlanDriver, type SubportVif } from './nested
 
 /** The most ports one populate makes, whatever the demand: one Neutron bulk request stays modest. */
 export const MAX_PORTS_PER_POPULATE = 100;
+/** The window a pod's populate waits for the rest of a burst: small beside a bulk create's seconds. */
+export const DEFAULT_COALESCE_MS = 100;
 /** Back-off of a pool whose populate failed: first wait and cap. */
 export const POPULATE_BACKOFF = { initialMs: 1_000, maxMs: 60_000 } as const;
 
@@ -36,6 +39,8 @@ export interface PoolLimits {
   batch: number;
   /** `[vif_pool] ports_pool_update_frequency`, in ms. */
   updateFrequencyMs: number;
+  /** How long a populate a pod is waiting for gathers further requests first (default 100 ms). */
+  coalesceMs?: number;
   /**
    * False for `[kubernetes] vif_pool_driver = noop` (a port per pod, no pool): a released port is
    * detached and deleted, never pooled.
@@ -346,11 +351,17 @@ export class VifPools {
     if (!demanded && now < pool.lastUpdate + this.opts.limits.updateFrequencyMs) return;
     if (pool.request.subnetIds.length === 0) return;
     if (this.opts.trunkUsable && !this.opts.trunkUsable(pool.request.trunkId)) return;
-    pool.populating = this.populate(pool).finally(() => {
-      pool.populating = undefined;
-      if (this.pools.get(pool.key) === pool && pool.waiting.size > pool.ports.length && pool.failures === 0)
-        this.startPopulate(pool, true);
-    });
+    // A miss opens a short window before the bulk create: the requests of a burst that arrive in
+    // it are served by the same populate instead of queueing one small populate each.
+    const window = demanded ? (this.opts.limits.coalesceMs ?? DEFAULT_COALESCE_MS) : 0;
+    const start = window > 0 ? this.opts.clock.sleep(window) : Promise.resolve();
+    pool.populating = start
+      .then(() => this.populate(pool))
+      .finally(() => {
+        pool.populating = undefined;
+        if (this.pools.get(pool.key) === pool && pool.waiting.size > pool.ports.length && pool.failures === 0)
+          this.startPopulate(pool, true);
+      });
   }
 
   private async populate(pool: Pool): Promise<void> {
