@@ -33,6 +33,16 @@ import { eventually, startTestCloud, type TestCloud } from '../../sim/openstack/
 import { ALL_KINDS, CRD_DIR } from '../api/index.ts';
 import { kuryrContext, type KuryrContext } from '../context.ts';
 import { withOptions, type KuryrOptions, type KuryrOptionsOverrides } from '../options.ts';
+import {
+  KURYRLOADBALANCER_CONTROLLER,
+  registerKuryrLoadBalancerController,
+} from '../controllers/kuryrloadbalancer.ts';
+import {
+  ENDPOINTSLICE_CONTROLLER,
+  registerEndpointSliceController,
+  registerServiceController,
+  SERVICE_CONTROLLER,
+} from '../controllers/service.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
@@ -226,13 +236,17 @@ async function makeNetwork(os: OpenStackClient): Promise<KuryrNetworkFixture> {
     gateway_ip: '10.127.255.254',
     allocation_pools: [{ start: '10.112.0.1', end: '10.127.255.253' }],
   });
-  const router = await os.network.routers.create({ name: 'kuryr-router' });
-  for (const s of [nodes, pods, services])
-    await os.network.routers.addInterface(router.id, { subnet_id: s.subnetId });
-  const sg = await os.network.securityGroups.create({ name: 'kuryr-pods', description: 'pods' });
   const external = (await os.network.networks.list({ 'router:external': true }).all()).find(
     (n) => n.subnets.length > 0,
   );
+  // Its gateway on the external network: a LoadBalancer Service's floating IP reaches its VIP.
+  const router = await os.network.routers.create({
+    name: 'kuryr-router',
+    ...(external ? { external_gateway_info: { network_id: external.id } } : {}),
+  });
+  for (const s of [nodes, pods, services])
+    await os.network.routers.addInterface(router.id, { subnet_id: s.subnetId });
+  const sg = await os.network.securityGroups.create({ name: 'kuryr-pods', description: 'pods' });
   return {
     nodes,
     pods,
@@ -406,5 +420,12 @@ KURYR_CONTROLLERS['kuryrnetwork-population'] = (mgr, ctx) =>
 // --- kuryr-net: namespace, kuryrnetwork ---
 
 // --- kuryr-lb: service, endpointslice, kuryrloadbalancer ---
+
+/** The engine's requeue floor and cap on the fast profile (1 s and 10 s against a real cloud). */
+export const LB_TEST_TIMING = { backoff: { initialMs: 5, maxMs: 50 }, memberRetryMs: 50 } as const;
+KURYR_CONTROLLERS[SERVICE_CONTROLLER] = (mgr, ctx) => registerServiceController(mgr, ctx);
+KURYR_CONTROLLERS[ENDPOINTSLICE_CONTROLLER] = (mgr, ctx) => registerEndpointSliceController(mgr, ctx);
+KURYR_CONTROLLERS[KURYRLOADBALANCER_CONTROLLER] = (mgr, ctx) =>
+  registerKuryrLoadBalancerController(mgr, ctx, LB_TEST_TIMING);
 
 // --- kuryr-np: networkpolicy, kuryrnetworkpolicy, pod-label ---
