@@ -141,7 +141,7 @@ describe('kuryr namespace network: provision and teardown', () => {
       assert.deepEqual(c.subnets[0]!.tags, TAGS, `k=${k}: the subnet is tagged`);
 
       // Its removal killed after one of its writes too (each j in turn), then restarted.
-      const j = ((k - 1) % removals) + 1;
+      const j: number = ((k - 1) % removals) + 1;
       const dying = killable(os, (_m, count) => count >= j);
       await assert.rejects(teardown(dying.api, ns, { ...status }), killedWrite);
       await teardown(os, ns, status);
