@@ -6,13 +6,17 @@
  *
  * The cloud comes from clouds.yaml / OS_* / an OCCM cloud.conf, as `shiftstack openstack` reads
  * it; the owner tags from `--resource-tag` (kuryr.conf's `[neutron_defaults] resource_tags`) or,
- * when none is given, the one tag naming the cluster (`--cluster-name`), as the controller tags.
+ * when none is given, the one tag naming the cluster (`--cluster-name`, kuryr's default cluster name
+ * otherwise), as the controller tags. (kuryr-cmd's kuryr.conf loader will supply both; until it is
+ * merged, the flags do.)
  * Exit codes: 0 listed (or all deleted), 1 a delete failed or the cloud/cluster failed, 2 bad input.
  */
 import type { Command } from 'commander';
 import { KubeClient, loadKubeConfig } from '../../kube/index.ts';
 import { UsageError } from '../../lib/config.ts';
 import { OpenStackClient, processContext, resolveCloudConfig } from '../../openstack/index.ts';
+import { ownerTags } from '../../kuryr/api/index.ts';
+import { defaultOptions } from '../../kuryr/options.ts';
 import { deleteOrphans, readCloud } from '../../kuryr/gc/cloud.ts';
 import { findOrphans, type Orphan } from '../../kuryr/gc/orphans.ts';
 import { readReferences } from '../../kuryr/gc/references.ts';
@@ -35,14 +39,24 @@ interface GcFlags {
 
 export function configureKuryrGc(command: Command, ctx: CliContext): void {
   withCloudOptions(command)
-    .option('--kubeconfig <file>', 'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config, then in-cluster)')
+    .option(
+      '--kubeconfig <file>',
+      'kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config, then in-cluster)',
+    )
     .option(
       '--resource-tag <tag>',
       "an owner tag, as kuryr.conf's [neutron_defaults] resource_tags (repeat for several; objects must carry all)",
       (v: string, prev: string[] = []) => [...prev, v],
     )
-    .option('--cluster-name <name>', 'without --resource-tag: the cluster whose default owner tag to look for')
-    .option('--min-age <duration>', 'leave objects changed more recently than this (a create not yet recorded)', '10m')
+    .option(
+      '--cluster-name <name>',
+      'without --resource-tag: the cluster whose default owner tag to look for',
+    )
+    .option(
+      '--min-age <duration>',
+      'leave objects changed more recently than this (a create not yet recorded)',
+      '10m',
+    )
     .option('--delete', 'delete what is listed (default: list only)')
     .option('-o, --output <format>', 'table or json', 'table')
     .action((flags: GcFlags) => gc(ctx, flags));
@@ -70,7 +84,11 @@ async function gc(ctx: CliContext, flags: GcFlags): Promise<void> {
     ]);
     const orphans = findOrphans(cloud, refs, { tags, nowMs: Date.now(), minAgeMs });
     if (!flags.delete) {
-      print(ctx, flags.output, orphans.map((o) => ({ ...o })));
+      print(
+        ctx,
+        flags.output,
+        orphans.map((o) => ({ ...o })),
+      );
       if (flags.output === 'table') {
         ctx.err(
           orphans.length === 0
@@ -84,10 +102,14 @@ async function gc(ctx: CliContext, flags: GcFlags): Promise<void> {
     print(
       ctx,
       flags.output,
-      outcomes.map((r) => ({ ...r.orphan, result: r.error === undefined ? 'deleted' : `failed: ${r.error}` })),
+      outcomes.map((r) => ({
+        ...r.orphan,
+        result: r.error === undefined ? 'deleted' : `failed: ${r.error}`,
+      })),
     );
     const failed = outcomes.filter((r) => r.error !== undefined).length;
-    if (failed > 0) throw new ExitCodeError(1, `${failed} of ${outcomes.length} orphan(s) could not be deleted`);
+    if (failed > 0)
+      throw new ExitCodeError(1, `${failed} of ${outcomes.length} orphan(s) could not be deleted`);
   } finally {
     await os.close();
   }
@@ -97,10 +119,7 @@ async function gc(ctx: CliContext, flags: GcFlags): Promise<void> {
 function ownerTagsFromFlags(flags: GcFlags): string[] {
   const given = flags.resourceTag ?? [];
   if (given.length > 0) return given;
-  if (flags.clusterName) return [defaultOwnerTag(flags.clusterName)];
-  throw new UsageError(
-    'no owner tag: nothing could be told ours. Fix: pass --resource-tag (as [neutron_defaults] resource_tags) or --cluster-name',
-  );
+  return ownerTags({ resourceTags: [], clusterName: flags.clusterName ?? defaultOptions().clusterName });
 }
 
 function print(ctx: CliContext, format: string, rows: (Orphan & { result?: string })[]): void {
@@ -115,4 +134,3 @@ function print(ctx: CliContext, format: string, rows: (Orphan & { result?: strin
   const widths = header.map((_, i) => Math.max(...table.map((r) => r[i]!.length)));
   for (const r of table) ctx.out(r.map((c, i) => (i === r.length - 1 ? c : c.padEnd(widths[i]!))).join('  '));
 }
-
