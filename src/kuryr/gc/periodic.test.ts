@@ -10,7 +10,8 @@ import type { OpenStackClient } from '../../openstack/client.ts';
 import { isNotFound } from '../../openstack/core/errors.ts';
 import { openClientTargetOn, silentLog, type ClientTarget } from '../../openstack/core/testing/target.ts';
 import { startTestCloud } from '../../sim/openstack/testing/harness.ts';
-import { PeriodicCleanups, type RecordedNetwork } from './periodic.ts';
+import { PeriodicCleanups, runPeriodicCleanups, type RecordedNetwork } from './periodic.ts';
+import { eventually } from '../../sim/openstack/testing/harness.ts';
 
 const TAGS = ['kuryr-cluster-periodic'];
 /** Ten minutes and more from now: everything made in the test is past ZOMBIE_AGE. */
@@ -140,5 +141,34 @@ describe('kuryr periodic cleanups', () => {
     assert.ok(await portExists(member.id), 'a port on a live trunk stays');
     assert.ok(await portExists(elsewhere.id), 'a port outside our pod subnets stays');
     assert.ok(await portExists(parent.id));
+  });
+
+  it('runs both passes on their periods until stopped, and goes on after a failed pass', async () => {
+    const net = await os.network.networks.create({ name: 'loop-orphan' });
+    await tag('networks', net.id);
+    let calls = 0;
+    const flaky = new PeriodicCleanups({
+      os,
+      tags: TAGS,
+      // The first pass fails reading the cluster; the loop must survive it and try again.
+      recordedNetworks: () => {
+        if (calls++ === 0) throw new Error('cache not ready');
+        return [];
+      },
+      clock: later,
+      log: silentLog,
+    });
+    const stop = new AbortController();
+    const loop = runPeriodicCleanups(flaky, { clock: later, log: silentLog }, stop.signal, {
+      deadMs: 10,
+      nodesMs: 10,
+    });
+    await eventually(async () => !(await exists(() => os.network.networks.get(net.id))), {
+      timeoutMs: 10_000,
+      what: 'the orphaned network deleted by the loop',
+    });
+    assert.ok(calls >= 2, 'a pass after the failed one');
+    stop.abort();
+    await loop;
   });
 });

@@ -21,6 +21,9 @@ import type { Logger } from '../../lib/log.ts';
 import type { OpenStackClient } from '../../openstack/client.ts';
 import { ignoreNotFound, isNotFound } from '../../openstack/core/errors.ts';
 import type { Port } from '../../openstack/network/v2/ports.ts';
+import type { Manager } from '../../kube/index.ts';
+import { kuryrKinds } from '../api/index.ts';
+import type { KuryrContext } from '../context.ts';
 import { ZOMBIE_AGE_MS } from './orphans.ts';
 
 export const DEAD_RESOURCES_PERIOD_MS = 90_000;
@@ -235,4 +238,38 @@ export async function runPeriodicCleanups(
       nextDead = Math.max(nextDead, clock.now());
     }
   }
+}
+
+/** The controller name of the cleanups' runnable (logs, and `--controllers`-style selection by kuryr-cmd). */
+export const CLEANUPS_RUNNABLE = 'kuryr-cleanups';
+
+/**
+ * Adds the periodic cleanups to a manager, on the leader only, reading the KuryrNetworks from the
+ * manager's cache. kuryr-cmd calls it for `shiftstack kuryr controller`.
+ */
+export function registerKuryrCleanups(
+  mgr: Manager,
+  ctx: KuryrContext,
+  periods: { deadMs?: number; nodesMs?: number } = {},
+): PeriodicCleanups {
+  const knsInformer = mgr.informers.informerFor(kuryrKinds.KuryrNetwork);
+  const cleanups = new PeriodicCleanups({
+    os: ctx.os,
+    tags: ctx.tags,
+    podSubnetPool: ctx.options.namespaceSubnet.podSubnetPool || undefined,
+    podSubnet: ctx.options.neutronDefaults.podSubnet || undefined,
+    recordedNetworks: () =>
+      knsInformer.list().map((k) => ({ netId: k.status?.netId, subnetId: k.status?.subnetId })),
+    clock: mgr.clock,
+    log: ctx.log.child({ runnable: CLEANUPS_RUNNABLE }),
+  });
+  mgr.add({
+    name: CLEANUPS_RUNNABLE,
+    // Never before the KuryrNetworks are all in the cache: a network missing from it would look unrecorded.
+    start: async (signal) => {
+      await knsInformer.waitForSync(signal);
+      await runPeriodicCleanups(cleanups, { clock: mgr.clock, log: ctx.log }, signal, periods);
+    },
+  });
+  return cleanups;
 }
