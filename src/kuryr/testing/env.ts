@@ -32,6 +32,8 @@ import type { CloudOptions } from '../../sim/openstack/index.ts';
 import { eventually, startTestCloud, type TestCloud } from '../../sim/openstack/testing/harness.ts';
 import { ALL_KINDS, CRD_DIR } from '../api/index.ts';
 import { kuryrContext, type KuryrContext } from '../context.ts';
+import { KURYRNETWORK_CONTROLLER, registerKuryrNetworkController } from '../controllers/kuryrnetwork.ts';
+import { NAMESPACE_CONTROLLER, registerNamespaceController } from '../controllers/namespace.ts';
 import { withOptions, type KuryrOptions, type KuryrOptionsOverrides } from '../options.ts';
 import {
   KURYRLOADBALANCER_CONTROLLER,
@@ -418,6 +420,8 @@ KURYR_CONTROLLERS['kuryrnetwork-population'] = (mgr, ctx) =>
   registerKuryrNetworkPopulationController(mgr, ctx, { pollMs: 100 });
 
 // --- kuryr-net: namespace, kuryrnetwork ---
+KURYR_CONTROLLERS[NAMESPACE_CONTROLLER] = registerNamespaceController;
+KURYR_CONTROLLERS[KURYRNETWORK_CONTROLLER] = registerKuryrNetworkController;
 
 // --- kuryr-lb: service, endpointslice, kuryrloadbalancer ---
 
