@@ -18,6 +18,7 @@ import { NestedVlanDriver, type PortOwner } from './nested-vlan.ts';
 import { NodeTrunks } from './node-trunk.ts';
 import { VifPools } from './pool.ts';
 import { recoverPorts } from './recovery.ts';
+import { setNetworkPoolsRelease } from '../network/pools-hook.ts';
 
 /** Recovery failing at start (Neutron down): first retry and cap. */
 const RECOVERY_BACKOFF = { initialMs: 1_000, maxMs: 30_000 } as const;
@@ -90,6 +91,9 @@ export function vifStack(mgr: Manager, ctx: KuryrContext): VifStack {
     }),
   };
   stacks.set(ctx, stack);
+  // A namespace's network going (its KuryrNetwork's finalizer) first empties its pools, as upstream's
+  // delete_network_pools: their ports come off the trunks and are deleted, none handed out again.
+  setNetworkPoolsRelease(ctx, (networkId, signal) => stack.pools.deleteNetworkPools(networkId, signal));
   mgr.add(poolRunnable(mgr, ctx, stack, () => (ready = true)));
   return stack;
 }
