@@ -3,11 +3,11 @@
  * plus the driver's rename/MAC/MTU/up): name, MAC, MTU, addresses, routes, link up; and the CHECK
  * of the same. Every step is a `replace` or a set, so doing it twice changes nothing.
  */
-import { isIP } from 'node:net';
+import { ipVersion } from '../../../lib/cidr.ts';
 import { BindingCheckError, type PodInterface } from './types.ts';
 import { isNoSuchDevice, type Ip, type IpLink } from './ip.ts';
 
-const family = (ip: string): 4 | 6 => (isIP(ip) === 6 ? 6 : 4);
+const family = (ip: string): 4 | 6 => (ipVersion(ip) === 6 ? 6 : 4);
 
 function isDefault(dst: string): boolean {
   return dst === '0.0.0.0/0' || dst === '::/0' || dst === 'default';
