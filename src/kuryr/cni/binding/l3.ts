@@ -22,11 +22,16 @@ export async function configurePodEnd(
   signal?: AbortSignal,
 ): Promise<void> {
   const link = ['link', 'set', 'dev'];
-  // A link must be down to be renamed or to take a new MAC.
-  await ip.run([...link, current, 'down'], netns, signal);
-  if (current !== iface.ifname) await ip.run([...link, current, 'name', iface.ifname], netns, signal);
-  await ip.run([...link, iface.ifname, 'address', iface.mac], netns, signal);
-  if (iface.mtu !== undefined) await ip.run([...link, iface.ifname, 'mtu', String(iface.mtu)], netns, signal);
+  const now = await ip.link(current, netns, signal);
+  // A link must be down to be renamed or to take a new MAC; an interface already as described
+  // (a runtime's repeated ADD) is not taken down.
+  if (current !== iface.ifname || now?.address?.toLowerCase() !== iface.mac.toLowerCase()) {
+    await ip.run([...link, current, 'down'], netns, signal);
+    if (current !== iface.ifname) await ip.run([...link, current, 'name', iface.ifname], netns, signal);
+    await ip.run([...link, iface.ifname, 'address', iface.mac], netns, signal);
+  }
+  if (iface.mtu !== undefined && now?.mtu !== iface.mtu)
+    await ip.run([...link, iface.ifname, 'mtu', String(iface.mtu)], netns, signal);
   await ip.run([...link, iface.ifname, 'up'], netns, signal);
   for (const a of iface.addresses) {
     const v6 = family(a.ip) === 6 ? ['nodad'] : [];
