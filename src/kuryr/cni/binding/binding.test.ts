@@ -144,20 +144,6 @@ describe('veth binding in network namespaces', () => {
   });
 });
 
-/** Whether this kernel can make 802.1Q devices, asked in a scratch namespace. */
-function kernelHasVlan(bed: ReturnType<typeof netnsBed>): boolean {
-  const ns = bed.pod();
-  bed.exec(ns, ['ip', 'link', 'add', 'probe0', 'type', 'veth', 'peer', 'name', 'probe1']);
-  try {
-    bed.exec(ns, ['ip', 'link', 'add', 'link', 'probe0', 'name', 'probe0.9', 'type', 'vlan', 'id', '9']);
-    return true;
-  } catch {
-    return false;
-  } finally {
-    deleteNetns(ns);
-  }
-}
-
 describe('vlan binding in network namespaces', () => {
   it('creates <link_iface>.<vlan id> in the pod, or says clearly that the kernel has no 802.1Q and leaves nothing', async (t) => {
     if (skipWithoutNetns(t)) return;
@@ -181,7 +167,7 @@ describe('vlan binding in network namespaces', () => {
     const sandbox = { netns, containerId: 'c0ffee07' };
     const before = (await bed.ip.links()).map((l) => l.ifname).sort();
 
-    if (kernelHasVlan(bed)) {
+    if (bed.kernelHasVlan()) {
       process.stderr.write('vlan binding: this kernel has 802.1Q; checking the interface end to end\n');
       await binding.connect(iface, sandbox);
       await binding.check(iface, sandbox);

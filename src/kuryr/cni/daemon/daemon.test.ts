@@ -11,10 +11,10 @@ import { eventually } from '../../../sim/kube/testing/harness.ts';
 import { kuryrKinds, type KuryrPort } from '../../api/kinds.ts';
 import { Labels } from '../../api/names.ts';
 import { vifPrimitive, type Vif } from '../../api/vif.ts';
-import { withOptions } from '../../options.ts';
+import { withOptions, type KuryrOptionsOverrides } from '../../options.ts';
 import { startKuryrEnv, type KuryrEnv } from '../../testing/env.ts';
 import { runCniPlugin } from '../plugin.ts';
-import { netnsBed, skipWithoutNetns } from '../testing/netns.ts';
+import { netnsBed, skipWithoutNetns, type NetnsBed } from '../testing/netns.ts';
 import { startKuryrDaemon, type RunningDaemon } from './daemon.ts';
 
 const NODE = 'worker-cni';
@@ -91,16 +91,19 @@ describe('kuryr-daemon with the plugin, KuryrPorts in the emulator, veth binding
     await env?.close();
   });
 
-  async function start(t: Parameters<typeof netnsBed>[0], vifAnnotationTimeout = 60) {
+  async function start(
+    t: Parameters<typeof netnsBed>[0],
+    vifAnnotationTimeout = 60,
+    binding: KuryrOptionsOverrides['binding'] = { defaultDriver: 'veth', bridge: 'kuryrtest0' },
+    prepare?: (bed: NetnsBed) => void,
+  ) {
     const bed = netnsBed(t);
+    prepare?.(bed);
     await daemon?.stop();
     daemon = await startKuryrDaemon({
       client: env.api,
       nodeName: NODE,
-      options: withOptions(
-        { binding: { defaultDriver: 'veth', bridge: 'kuryrtest0' }, cniDaemon: { vifAnnotationTimeout } },
-        env.options,
-      ),
+      options: withOptions({ binding, cniDaemon: { vifAnnotationTimeout } }, env.options),
       log: rootLogger().child({ test: t.name }, { level: process.env.KURYR_TEST_LOG ?? 'silent' }),
       registry,
       ip: bed.ip,
@@ -225,6 +228,40 @@ describe('kuryr-daemon with the plugin, KuryrPorts in the emulator, veth binding
     });
     assert.equal(JSON.parse(other.stdout).code, 3);
     assert.match(JSON.parse(other.stdout).details, /is for pod uid uid-b, not uid-new/);
+  });
+
+  it("with the vlan binding on a kernel without 802.1Q, the runtime gets the kernel's answer and the fix, and the pod nothing", async (t) => {
+    if (skipWithoutNetns(t)) return;
+    const bed = await start(
+      t,
+      60,
+      { defaultDriver: 'kuryr.lib.binding.drivers.vlan', linkIface: 'trunk0' },
+      (b) => b.exec(b.node, ['ip', 'link', 'add', 'trunk0', 'type', 'veth', 'peer', 'name', 'trunk0p']),
+    );
+    const netns = bed.pod();
+    await env.api.create(kuryrKinds.KuryrPort, {
+      ...kuryrPort('pod-v', 'uid-v'),
+      status: { vifs: { eth0: { default: true, vif: vifPrimitive(vif(3, true)) } } },
+    } as unknown as KuryrPort);
+    const outcome = await runCniPlugin({
+      env: cniEnv('ADD', netns, 'pod-v', 'uid-v', 'cid-v'),
+      stdin: conf(daemon.url),
+    });
+    if (bed.kernelHasVlan()) {
+      process.stderr.write('vlan binding: this kernel has 802.1Q; the ADD must succeed\n');
+      assert.equal(outcome.exitCode, 0, outcome.stdout);
+      assert.equal((await bed.ip.linkDetails('eth0', netns))?.linkinfo?.info_data?.id, 203);
+      return;
+    }
+    const error = JSON.parse(outcome.stdout);
+    assert.equal(error.code, 999);
+    assert.match(error.msg, /^vlan binding: this kernel cannot create 802\.1Q VLAN devices .*trunk0\.203/);
+    assert.match(error.details, /^fix: load the 8021q kernel module .* default_driver = veth/);
+    assert.deepEqual(
+      (await bed.ip.links(netns)).map((l) => l.ifname),
+      ['lo'],
+    );
+    assert.deepEqual((await bed.ip.links()).map((l) => l.ifname).sort(), ['lo', 'trunk0', 'trunk0p']);
   });
 
   it('serves its health and metrics on the exporter port', async (t) => {

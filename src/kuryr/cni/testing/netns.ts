@@ -63,6 +63,8 @@ export interface NetnsBed {
   pod(): string;
   /** Runs a command inside a namespace; resolves with stdout. */
   exec(netns: string, argv: string[]): string;
+  /** Whether this kernel can make 802.1Q devices (asked in a scratch namespace). */
+  kernelHasVlan(): boolean;
 }
 
 /** A node namespace and a factory of pod namespaces, all removed after `t`. */
@@ -87,16 +89,29 @@ export function netnsBed(t: TestContext): NetnsBed {
   const node = add('n');
   execFileSync('nsenter', [`--net=${node}`, 'ip', 'link', 'set', 'lo', 'up'], { stdio: 'pipe' });
   let pods = 0;
+  const exec = (netns: string, argv: string[]) =>
+    execFileSync('nsenter', [`--net=${netns}`, ...argv], {
+      encoding: 'utf8',
+      stdio: 'pipe',
+      timeout: 20_000,
+    });
   return {
     node,
     ip: new Ip({ hostNetns: node }),
     pod: () => add(`p${pods++}`),
-    exec: (netns, argv) =>
-      execFileSync('nsenter', [`--net=${netns}`, ...argv], {
-        encoding: 'utf8',
-        stdio: 'pipe',
-        timeout: 20_000,
-      }),
+    exec,
+    kernelHasVlan() {
+      const ns = add(`v${pods++}`);
+      exec(ns, ['ip', 'link', 'add', 'probe0', 'type', 'veth', 'peer', 'name', 'probe1']);
+      try {
+        exec(ns, ['ip', 'link', 'add', 'link', 'probe0', 'name', 'probe0.9', 'type', 'vlan', 'id', '9']);
+        return true;
+      } catch {
+        return false;
+      } finally {
+        deleteNetns(ns);
+      }
+    },
   };
 }
 
