@@ -109,6 +109,7 @@ describe('kuryr-daemon with the plugin, KuryrPorts in the emulator, veth binding
       ip: bed.ip,
       bindAddress: '127.0.0.1:0',
       exporterPort: 0,
+      healthPort: 0,
       exporterHost: '127.0.0.1',
     });
     return bed;
@@ -264,13 +265,13 @@ describe('kuryr-daemon with the plugin, KuryrPorts in the emulator, veth binding
     assert.deepEqual((await bed.ip.links()).map((l) => l.ifname).sort(), ['lo', 'trunk0', 'trunk0p']);
   });
 
-  it('serves its health and metrics on the exporter port', async (t) => {
+  it('serves its metrics on the exporter port and its health on the health port', async (t) => {
     if (skipWithoutNetns(t)) return;
     await start(t);
-    await eventually(async () => (await fetch(`${daemon.exporterUrl}/readyz`)).status === 200, {
+    await eventually(async () => (await fetch(`${daemon.healthUrl}/readyz`)).status === 200, {
       what: 'ready once the KuryrPorts are listed',
     });
-    assert.equal((await fetch(`${daemon.exporterUrl}/healthz`)).status, 200);
+    assert.equal((await fetch(`${daemon.healthUrl}/healthz`)).status, 200);
     assert.match(
       await (await fetch(`${daemon.exporterUrl}/metrics`)).text(),
       /kuryr_cni_request_duration_seconds/,

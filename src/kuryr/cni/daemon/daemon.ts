@@ -1,8 +1,8 @@
 /**
  * kuryr-daemon on one node: the KuryrPort watch of that node, the plugin's endpoint
- * (`[cni_daemon] bind_address`), and the exporter (`[prometheus_exporter] cni_exporter_port`, 9655)
- * serving the metrics and the health checks: ready once the KuryrPort cache has synced, alive while
- * `ip` answers (upstream's liveness asks its netlink library the same).
+ * (`[cni_daemon] bind_address`), the exporter (`[prometheus_exporter] cni_exporter_port`, 9655) and
+ * the health server (upstream's `[cni_health_server] port`, 8090): ready once the KuryrPort cache
+ * has synced, alive while `ip` answers (upstream's liveness asks its netlink library the same).
  */
 import type { Logger } from '../../../lib/log.ts';
 import { UsageError } from '../../../lib/config.ts';
@@ -22,6 +22,8 @@ import { startDaemonServer } from './server.ts';
 
 /** Upstream's `[cni_daemon] worker_num`: requests served at once. */
 export const DAEMON_WORKERS = 30;
+/** Upstream's `[cni_health_server] port`, where kuryr-daemon's probes look. */
+export const CNI_HEALTH_PORT = 8090;
 
 export interface KuryrDaemonOptions {
   client: KubeClient;
@@ -36,6 +38,9 @@ export interface KuryrDaemonOptions {
   bindAddress?: string;
   /** Over `[prometheus_exporter] cni_exporter_port` (tests: 0); the exporter listens on every address, as upstream's. */
   exporterPort?: number;
+  /** Over CNI_HEALTH_PORT (tests: 0). */
+  healthPort?: number;
+  /** Where the exporter and the health server listen; every address by default, as upstream's. */
   exporterHost?: string;
   workers?: number;
 }
@@ -43,8 +48,10 @@ export interface KuryrDaemonOptions {
 export interface RunningDaemon {
   /** The plugin's endpoint (`daemon_url`). */
   url: string;
-  /** Metrics and health. */
+  /** `/metrics`. */
   exporterUrl: string;
+  /** `/healthz`, `/readyz`. */
+  healthUrl: string;
   ports: KuryrPortWatch;
   binding: BindingDriver;
   /** Settles when the KuryrPort watch ends (after stop, or on a failure). */
@@ -110,6 +117,15 @@ export async function startKuryrDaemon(o: KuryrDaemonOptions): Promise<RunningDa
       host: o.exporterHost ?? '',
       registry: o.registry,
       log,
+      serve: { metrics: true, health: false },
+    });
+    started.push(exporter);
+    const health = await startHealthServer({
+      port: o.healthPort ?? CNI_HEALTH_PORT,
+      host: o.exporterHost ?? '',
+      registry: o.registry,
+      log,
+      serve: { metrics: false, health: true },
       readyz: [
         {
           name: 'kuryrports-synced',
@@ -126,14 +142,21 @@ export async function startKuryrDaemon(o: KuryrDaemonOptions): Promise<RunningDa
         },
       ],
     });
-    started.push(exporter);
+    started.push(health);
     log.info(
-      { node: o.nodeName, url: server.url, exporter: exporter.url, binding: binding.name },
+      {
+        node: o.nodeName,
+        url: server.url,
+        exporter: exporter.url,
+        health: health.url,
+        binding: binding.name,
+      },
       'kuryr-daemon serving',
     );
     return {
       url: server.url,
       exporterUrl: exporter.url,
+      healthUrl: health.url,
       ports,
       binding,
       done,
