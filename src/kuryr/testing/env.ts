@@ -32,6 +32,12 @@ import type { CloudOptions } from '../../sim/openstack/index.ts';
 import { eventually, startTestCloud, type TestCloud } from '../../sim/openstack/testing/harness.ts';
 import { ALL_KINDS, CRD_DIR } from '../api/index.ts';
 import { kuryrContext, type KuryrContext } from '../context.ts';
+import {
+  KURYR_NETWORK_POLICY_CONTROLLER,
+  registerKuryrNetworkPolicyController,
+} from '../controllers/kuryrnetworkpolicy.ts';
+import { NETWORK_POLICY_CONTROLLER, registerNetworkPolicyController } from '../controllers/networkpolicy.ts';
+import { POD_LABEL_CONTROLLER, registerPodLabelController } from '../controllers/pod-label.ts';
 import { withOptions, type KuryrOptions, type KuryrOptionsOverrides } from '../options.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
@@ -387,3 +393,6 @@ async function applyCrds(api: KubeClient): Promise<void> {
 // --- kuryr-lb: service, endpointslice, kuryrloadbalancer ---
 
 // --- kuryr-np: networkpolicy, kuryrnetworkpolicy, pod-label ---
+KURYR_CONTROLLERS[NETWORK_POLICY_CONTROLLER] = registerNetworkPolicyController;
+KURYR_CONTROLLERS[KURYR_NETWORK_POLICY_CONTROLLER] = registerKuryrNetworkPolicyController;
+KURYR_CONTROLLERS[POD_LABEL_CONTROLLER] = registerPodLabelController;

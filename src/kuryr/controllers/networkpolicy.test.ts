@@ -1,0 +1,221 @@
+/**
+ * NetworkPolicy as security groups on the emulators: the networkpolicy, kuryrnetworkpolicy and
+ * pod-label controllers with the `policy` driver. Pods are wired here as the port code wires them
+ * (a Neutron port on the pod subnet with the groups the driver gives, a KuryrPort whose VIF names
+ * it), so what is asserted is Neutron's: the group's rules and each port's groups.
+ */
+import assert from 'node:assert/strict';
+import { after, before, describe, it } from 'node:test';
+import type { V1ContainerPort, V1NetworkPolicy } from '@kubernetes/client-node';
+import { isNotFound, kinds } from '../../kube/index.ts';
+import { isNotFound as isOpenStackNotFound } from '../../openstack/core/errors.ts';
+import { eventually } from '../../sim/openstack/testing/harness.ts';
+import { Finalizers, kuryrKinds, vifName, vifPrimitive, type KuryrPort } from '../api/index.ts';
+import { isPending } from '../drivers.ts';
+import { policyGroupName } from '../policy/security-group.ts';
+import { startKuryrEnv, type KuryrEnv, type RunningKuryr } from '../testing/env.ts';
+
+const WAIT = { timeoutMs: 20_000, intervalMs: 50 };
+
+describe('NetworkPolicy → security group (networkpolicy, kuryrnetworkpolicy, pod-label)', () => {
+  let env: KuryrEnv;
+  let kuryr: RunningKuryr;
+  const ports = new Map<string, string>();
+  const ips = new Map<string, string>();
+
+  before(async () => {
+    env = await startKuryrEnv({ nodes: 1 });
+    kuryr = await env.startKuryr({
+      controllers: ['networkpolicy', 'kuryrnetworkpolicy', 'pod-label'],
+      options: { kubernetes: { podSecurityGroupsDriver: 'policy' } },
+    });
+    await env.ensureNamespace('np-a', { team: 'a' });
+    await env.ensureNamespace('np-b', { team: 'b' });
+  });
+  after(async () => {
+    await kuryr?.stop();
+    await env?.close();
+  });
+
+  /** Creates a pod and wires it as the port code does: a port with the driver's groups, then its KuryrPort. */
+  async function wirePod(
+    namespace: string,
+    name: string,
+    labels: Record<string, string>,
+    containerPorts: V1ContainerPort[] = [],
+  ) {
+    const pod = await env.api.create(kinds.Pod, {
+      apiVersion: 'v1',
+      kind: 'Pod',
+      metadata: { name, namespace, labels },
+      spec: {
+        nodeName: env.workers[0]!.name,
+        containers: [{ name: 'c', image: 'busybox', ports: containerPorts }],
+      },
+    });
+    const groups = await eventually(async () => {
+      const g = await kuryr.ctx.securityGroups.forPod(pod, AbortSignal.timeout(5_000));
+      return isPending(g) ? undefined : g;
+    }, WAIT);
+    const port = await env.os.network.ports.create({
+      name: `${namespace}/${name}`,
+      network_id: env.net.pods.networkId,
+      security_groups: groups,
+    });
+    const ip = port.fixed_ips[0]!.ip_address;
+    const vif = vifPrimitive({
+      id: port.id,
+      address: port.mac_address,
+      vifName: vifName(port.id),
+      vlanId: 100 + ports.size,
+      active: true,
+      network: {
+        id: env.net.pods.networkId,
+        subnets: [{ cidr: env.net.pods.cidr, ips: [ip], routes: [], dns: [] }],
+      },
+    });
+    const kp: KuryrPort = {
+      apiVersion: 'openstack.org/v1',
+      kind: 'KuryrPort',
+      metadata: { name, namespace },
+      spec: { podUid: pod.metadata!.uid!, podNodeName: env.workers[0]!.name },
+      status: { vifs: { eth0: { default: true, vif: vif as unknown as Record<string, unknown> } } },
+    };
+    await env.api.create(kuryrKinds.KuryrPort, kp);
+    ports.set(`${namespace}/${name}`, port.id);
+    ips.set(`${namespace}/${name}`, ip);
+    return { pod, portId: port.id, ip };
+  }
+
+  const portGroups = async (key: string) => (await env.os.network.ports.get(ports.get(key)!)).security_groups;
+
+  const knpOf = (namespace: string, name: string) =>
+    env.api.get(kuryrKinds.KuryrNetworkPolicy, { namespace, name }).catch((err: unknown) => {
+      if (isNotFound(err)) return undefined;
+      throw err;
+    });
+
+  /** The group's rules as `direction ethertype protocol ports remote`, sorted. */
+  const groupRules = async (groupId: string) =>
+    (await env.os.network.securityGroupRules.list({ security_group_id: groupId }).all())
+      .map((r) => {
+        const range = r.port_range_min === null ? '' : ` ${r.port_range_min}-${r.port_range_max}`;
+        return `${r.direction} ${r.ethertype} ${r.protocol ?? 'any'}${range} ${r.remote_ip_prefix ?? '*'}`;
+      })
+      .sort();
+
+  let groupId = '';
+
+  it('gives a NetworkPolicy one group with its rules, on the ports of the pods it selects only', async () => {
+    await wirePod('np-a', 'web-1', { app: 'web' });
+    await wirePod('np-a', 'db', { app: 'db' }, [{ name: 'pg', containerPort: 5432 }]);
+    await wirePod('np-b', 'client-1', { app: 'client' });
+    const policy: V1NetworkPolicy = {
+      apiVersion: 'networking.k8s.io/v1',
+      kind: 'NetworkPolicy',
+      metadata: { name: 'db', namespace: 'np-a' },
+      spec: {
+        podSelector: { matchLabels: { app: 'db' } },
+        policyTypes: ['Ingress'],
+        ingress: [
+          {
+            from: [{ podSelector: { matchLabels: { app: 'web' } } }],
+            ports: [{ port: 'pg', protocol: 'TCP' }],
+          },
+          {
+            from: [{ namespaceSelector: { matchLabels: { team: 'b' } } }],
+            ports: [{ port: 5432, protocol: 'TCP' }],
+          },
+        ] as never,
+      },
+    };
+    await env.api.create(kinds.NetworkPolicy, policy);
+
+    const knp = await eventually(async () => {
+      const k = await knpOf('np-a', 'db');
+      return k?.status?.securityGroupId && (k.status.securityGroupRules ?? []).length > 0 ? k : undefined;
+    }, WAIT).then((k) => k!);
+    groupId = knp.status!.securityGroupId!;
+    const group = await env.os.network.securityGroups.get(groupId);
+    assert.equal(group.name, policyGroupName({ namespace: 'np-a', name: 'db' }));
+    assert.deepEqual(group.tags, kuryr.ctx.tags);
+    assert.deepEqual(await groupRules(groupId), [
+      'egress IPv4 any *',
+      'egress IPv6 any *',
+      `ingress IPv4 any ${env.net.nodes.cidr}`,
+      `ingress IPv4 any ${env.net.services.cidr}`,
+      `ingress IPv4 tcp 5432-5432 ${ips.get('np-a/web-1')}/32`,
+      `ingress IPv4 tcp 5432-5432 ${ips.get('np-b/client-1')}/32`,
+    ]);
+    assert.equal(knp.status?.securityGroupRules?.length, 6);
+    assert.deepEqual(knp.metadata?.finalizers, [Finalizers.NetworkPolicy]);
+    assert.equal(knp.metadata?.ownerReferences?.[0]?.kind, 'NetworkPolicy');
+    const np = await env.api.get(kinds.NetworkPolicy, { namespace: 'np-a', name: 'db' });
+    assert.deepEqual(np.metadata?.finalizers, [Finalizers.NetworkPolicy]);
+
+    await eventually(async () => (await portGroups('np-a/db')).join() === groupId, {
+      ...WAIT,
+      what: 'db port on the policy group',
+    });
+    assert.deepEqual(await portGroups('np-a/web-1'), [env.net.podSecurityGroupId]);
+    assert.deepEqual(await portGroups('np-b/client-1'), [env.net.podSecurityGroupId]);
+  });
+
+  it('adds a pod of a selected namespace to the rules, and a pod the policy selects gets its group', async () => {
+    const client2 = await wirePod('np-b', 'client-2', { app: 'client' });
+    await eventually(
+      async () => (await groupRules(groupId)).includes(`ingress IPv4 tcp 5432-5432 ${client2.ip}/32`),
+      {
+        ...WAIT,
+        what: 'a rule from client-2',
+      },
+    );
+    const db2 = await wirePod('np-a', 'db-2', { app: 'db' });
+    assert.deepEqual(
+      await portGroups('np-a/db-2'),
+      [groupId],
+      'the driver gave the new pod the policy group',
+    );
+    assert.equal((await env.os.network.ports.get(db2.portId)).security_groups.length, 1);
+  });
+
+  it("moves a pod's port between groups when its labels change", async () => {
+    await env.api.patch(kinds.Pod, { namespace: 'np-a', name: 'web-1' }, 'merge', {
+      metadata: { labels: { app: 'db' } },
+    });
+    await eventually(async () => (await portGroups('np-a/web-1')).join() === groupId, {
+      ...WAIT,
+      what: 'web-1 on the policy group',
+    });
+    await env.api.patch(kinds.Pod, { namespace: 'np-a', name: 'web-1' }, 'merge', {
+      metadata: { labels: { app: 'web' } },
+    });
+    await eventually(async () => (await portGroups('np-a/web-1')).join() === env.net.podSecurityGroupId, {
+      ...WAIT,
+      what: 'web-1 back on the default group',
+    });
+  });
+
+  it('deletes everything on delete: the ports go back to the default group, the group and both objects go', async () => {
+    await env.api.delete(kinds.NetworkPolicy, { namespace: 'np-a', name: 'db' });
+    await eventually(
+      async () => {
+        try {
+          await env.api.get(kinds.NetworkPolicy, { namespace: 'np-a', name: 'db' });
+          return false;
+        } catch (err) {
+          return isNotFound(err);
+        }
+      },
+      { ...WAIT, what: 'the NetworkPolicy gone' },
+    );
+    assert.equal(await knpOf('np-a', 'db'), undefined);
+    await assert.rejects(env.os.network.securityGroups.get(groupId), (err: unknown) =>
+      isOpenStackNotFound(err),
+    );
+    const ours = await env.os.network.securityGroups.list({ tags: kuryr.ctx.tags }).all();
+    assert.deepEqual(ours, [], 'no group of ours is left');
+    for (const key of ports.keys())
+      assert.deepEqual(await portGroups(key), [env.net.podSecurityGroupId], key);
+  });
+});
