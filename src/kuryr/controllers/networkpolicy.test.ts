@@ -196,6 +196,27 @@ describe('NetworkPolicy → security group (networkpolicy, kuryrnetworkpolicy, p
     });
   });
 
+  it('moves the group to the pods a changed podSelector selects, off those it no longer does', async () => {
+    await env.api.patch(kinds.NetworkPolicy, { namespace: 'np-a', name: 'db' }, 'merge', {
+      spec: { podSelector: { matchLabels: { app: 'web' } } },
+    });
+    await eventually(
+      async () =>
+        (await portGroups('np-a/web-1')).join() === groupId &&
+        (await portGroups('np-a/db')).join() === env.net.podSecurityGroupId &&
+        (await portGroups('np-a/db-2')).join() === env.net.podSecurityGroupId,
+      { ...WAIT, what: 'the group on web-1 only' },
+    );
+    // The named port now resolves against web-1's containers, which name no `pg`: that rule goes.
+    await eventually(
+      async () => !(await groupRules(groupId)).some((r) => r.endsWith(`${ips.get('np-a/web-1')}/32`)),
+      {
+        ...WAIT,
+        what: 'the named-port rule gone',
+      },
+    );
+  });
+
   it('deletes everything on delete: the ports go back to the default group, the group and both objects go', async () => {
     await env.api.delete(kinds.NetworkPolicy, { namespace: 'np-a', name: 'db' });
     await eventually(
