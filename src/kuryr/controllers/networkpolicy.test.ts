@@ -10,9 +10,10 @@ import type { V1ContainerPort, V1NetworkPolicy } from '@kubernetes/client-node';
 import { isNotFound, kinds } from '../../kube/index.ts';
 import { isNotFound as isOpenStackNotFound } from '../../openstack/core/errors.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
-import { Finalizers, kuryrKinds, vifName, vifPrimitive, type KuryrPort } from '../api/index.ts';
+import { Finalizers, kuryrKinds } from '../api/index.ts';
 import { isPending } from '../drivers.ts';
 import { policyGroupName } from '../policy/security-group.ts';
+import { wirePod } from '../policy/testing/wire.ts';
 import { startKuryrEnv, type KuryrEnv, type RunningKuryr } from '../testing/env.ts';
 
 const WAIT = { timeoutMs: 20_000, intervalMs: 50 };
@@ -37,54 +38,28 @@ describe('NetworkPolicy → security group (networkpolicy, kuryrnetworkpolicy, p
     await env?.close();
   });
 
-  /** Creates a pod and wires it as the port code does: a port with the driver's groups, then its KuryrPort. */
-  async function wirePod(
+  /** A pod wired as the port code wires it: its port made with the groups the driver gives. */
+  async function wire(
     namespace: string,
     name: string,
     labels: Record<string, string>,
     containerPorts: V1ContainerPort[] = [],
   ) {
-    const pod = await env.api.create(kinds.Pod, {
-      apiVersion: 'v1',
-      kind: 'Pod',
-      metadata: { name, namespace, labels },
-      spec: {
-        nodeName: env.workers[0]!.name,
-        containers: [{ name: 'c', image: 'busybox', ports: containerPorts }],
-      },
-    });
-    const groups = await eventually(async () => {
-      const g = await kuryr.ctx.securityGroups.forPod(pod, AbortSignal.timeout(5_000));
-      return isPending(g) ? undefined : g;
-    }, WAIT);
-    const port = await env.os.network.ports.create({
-      name: `${namespace}/${name}`,
-      network_id: env.net.pods.networkId,
-      security_groups: groups,
-    });
-    const ip = port.fixed_ips[0]!.ip_address;
-    const vif = vifPrimitive({
-      id: port.id,
-      address: port.mac_address,
-      vifName: vifName(port.id),
+    const wired = await wirePod(env, {
+      namespace,
+      name,
+      labels,
+      containerPorts,
       vlanId: 100 + ports.size,
-      active: true,
-      network: {
-        id: env.net.pods.networkId,
-        subnets: [{ cidr: env.net.pods.cidr, ips: [ip], routes: [], dns: [] }],
-      },
+      groups: (pod) =>
+        eventually(async () => {
+          const g = await kuryr.ctx.securityGroups.forPod(pod, AbortSignal.timeout(5_000));
+          return isPending(g) ? undefined : g;
+        }, WAIT).then((g) => g!),
     });
-    const kp: KuryrPort = {
-      apiVersion: 'openstack.org/v1',
-      kind: 'KuryrPort',
-      metadata: { name, namespace },
-      spec: { podUid: pod.metadata!.uid!, podNodeName: env.workers[0]!.name },
-      status: { vifs: { eth0: { default: true, vif: vif as unknown as Record<string, unknown> } } },
-    };
-    await env.api.create(kuryrKinds.KuryrPort, kp);
-    ports.set(`${namespace}/${name}`, port.id);
-    ips.set(`${namespace}/${name}`, ip);
-    return { pod, portId: port.id, ip };
+    ports.set(`${namespace}/${name}`, wired.portId);
+    ips.set(`${namespace}/${name}`, wired.ip);
+    return wired;
   }
 
   const portGroups = async (key: string) => (await env.os.network.ports.get(ports.get(key)!)).security_groups;
@@ -107,9 +82,9 @@ describe('NetworkPolicy → security group (networkpolicy, kuryrnetworkpolicy, p
   let groupId = '';
 
   it('gives a NetworkPolicy one group with its rules, on the ports of the pods it selects only', async () => {
-    await wirePod('np-a', 'web-1', { app: 'web' });
-    await wirePod('np-a', 'db', { app: 'db' }, [{ name: 'pg', containerPort: 5432 }]);
-    await wirePod('np-b', 'client-1', { app: 'client' });
+    await wire('np-a', 'web-1', { app: 'web' });
+    await wire('np-a', 'db', { app: 'db' }, [{ name: 'pg', containerPort: 5432 }]);
+    await wire('np-b', 'client-1', { app: 'client' });
     const policy: V1NetworkPolicy = {
       apiVersion: 'networking.k8s.io/v1',
       kind: 'NetworkPolicy',
@@ -162,7 +137,7 @@ describe('NetworkPolicy → security group (networkpolicy, kuryrnetworkpolicy, p
   });
 
   it('adds a pod of a selected namespace to the rules, and a pod the policy selects gets its group', async () => {
-    const client2 = await wirePod('np-b', 'client-2', { app: 'client' });
+    const client2 = await wire('np-b', 'client-2', { app: 'client' });
     await eventually(
       async () => (await groupRules(groupId)).includes(`ingress IPv4 tcp 5432-5432 ${client2.ip}/32`),
       {
@@ -170,7 +145,7 @@ describe('NetworkPolicy → security group (networkpolicy, kuryrnetworkpolicy, p
         what: 'a rule from client-2',
       },
     );
-    const db2 = await wirePod('np-a', 'db-2', { app: 'db' });
+    const db2 = await wire('np-a', 'db-2', { app: 'db' });
     assert.deepEqual(
       await portGroups('np-a/db-2'),
       [groupId],

@@ -69,7 +69,7 @@ export function portIds(kp: KuryrPort): string[] {
 
 /** What of a policy decides which pods carry its group. */
 function selection(knp: KuryrNetworkPolicy): unknown {
-  return [knp.spec.podSelector, knp.status?.securityGroupId, isDeleting(knp)];
+  return [knp.spec.podSelector, knp.status?.securityGroupId, knp.status?.podSelector, isDeleting(knp)];
 }
 
 class PodLabelReconciler {

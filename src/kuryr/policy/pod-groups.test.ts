@@ -11,7 +11,7 @@ const knp = (
 ): PolicyGroupView => ({
   metadata: { name, namespace },
   spec: { podSelector },
-  status: securityGroupId ? { securityGroupId } : {},
+  status: securityGroupId ? { securityGroupId, podSelector } : {},
 });
 
 const web = { namespace: 'a', labels: { app: 'web' } };
@@ -36,9 +36,11 @@ describe('policy security groups of a pod', () => {
     assert.deepEqual(podSecurityGroups(web, policies, DEFAULTS), { ready: true, groups: DEFAULTS });
   });
 
-  it('waits for a selecting policy whose group is not made yet', () => {
+  it('waits for a selecting policy whose group is not made yet, or holds no rules yet', () => {
     const policies = [knp('web', { matchLabels: { app: 'web' } }), knp('all', {}, 'sg-all')];
     assert.deepEqual(podSecurityGroups(web, policies, DEFAULTS), { ready: false, waitingFor: ['web'] });
+    const ruleless = { ...knp('web', {}), status: { securityGroupId: 'sg-web' } };
+    assert.deepEqual(podSecurityGroups(web, [ruleless], DEFAULTS), { ready: false, waitingFor: ['web'] });
   });
 
   it('leaves out a policy being deleted', () => {

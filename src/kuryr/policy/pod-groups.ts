@@ -2,9 +2,11 @@
  * The security groups of a pod's port under network policies (upstream's
  * `NetworkPolicySecurityGroupsDriver.get_security_groups`): the group of every KuryrNetworkPolicy
  * of the pod's namespace whose podSelector takes the pod, or the default pod groups
- * (`[neutron_defaults] pod_security_groups`) when none does. A policy whose group is not made yet
- * holds the pod back (upstream: ResourceNotReady), so a pod never starts with fewer rules than it
- * will have; a policy being deleted no longer counts, so its group can be taken off the ports.
+ * (`[neutron_defaults] pod_security_groups`) when none does. A policy whose group is not made yet,
+ * or holds no rules yet (the controller records `status.podSelector` once they are written), holds
+ * the pod back (upstream: ResourceNotReady only for the group), so a port never carries a group
+ * that still denies what the policy allows; a policy being deleted no longer counts, so its group
+ * can be taken off the ports.
  */
 import type { V1LabelSelector } from '@kubernetes/client-node';
 import { matchesLabelSelector } from '../../kube/selector.ts';
@@ -14,12 +16,12 @@ export interface PolicyGroupView {
   metadata?:
     { name?: string | undefined; namespace?: string | undefined; deletionTimestamp?: unknown } | undefined;
   spec?: { podSelector?: V1LabelSelector | undefined } | undefined;
-  status?: { securityGroupId?: string | undefined } | undefined;
+  status?: { securityGroupId?: string | undefined; podSelector?: unknown } | undefined;
 }
 
 export type PodGroups =
   | { ready: true; groups: string[] }
-  /** Policies that select the pod but have no group yet, by name. */
+  /** Policies that select the pod but have no group with its rules yet, by name. */
   | { ready: false; waitingFor: string[] };
 
 export function podSecurityGroups(
@@ -35,7 +37,7 @@ export function podSecurityGroups(
     .sort((a, b) => (a.metadata?.name ?? '').localeCompare(b.metadata?.name ?? ''));
   for (const p of selecting) {
     const id = p.status?.securityGroupId;
-    if (id) {
+    if (id && p.status?.podSelector !== undefined) {
       if (!groups.includes(id)) groups.push(id);
     } else waitingFor.push(p.metadata?.name ?? '');
   }
