@@ -29,6 +29,7 @@ import {
   type Request,
   type Result,
 } from '../../kube/index.ts';
+import { OpenStackHttpError } from '../../openstack/core/errors.ts';
 import type { SecurityGroupRule } from '../../openstack/network/v2/security-group-rules.ts';
 import { ageMs, waitByAge } from '../../openstack/services/wait-by-age.ts';
 import { Finalizers, kuryrKinds, type KuryrNetworkPolicy } from '../api/index.ts';
@@ -46,6 +47,8 @@ export const KURYR_NETWORK_POLICY_CONTROLLER = 'kuryrnetworkpolicy';
 
 export const KuryrNetworkPolicyEventReasons = {
   SecurityGroupCreated: 'SecurityGroupCreated',
+  /** Upstream's reason: the group or its rules could not be written (a quota, a refused rule); retried. */
+  FailedToAddSecurityGroup: 'FailedToAddSecurityGroup',
   /** A port still carries the group: the delete waits. */
   SecurityGroupInUse: 'SecurityGroupInUse',
 } as const;
@@ -104,10 +107,27 @@ class KuryrNetworkPolicyReconciler {
   }
 
   async reconcile(req: Request, signal: AbortSignal): Promise<Result> {
-    const { client } = this.mgr;
-    const cached = await client.get(kuryrKinds.KuryrNetworkPolicy, req, { signal });
+    const cached = await this.mgr.client.get(kuryrKinds.KuryrNetworkPolicy, req, { signal });
     if (!cached) return {};
     if (isDeleting(cached)) return this.finalize(cached, signal);
+    try {
+      return await this.apply(cached, signal);
+    } catch (err) {
+      if (OpenStackHttpError.is(err)) {
+        // Where the user looks: the object, with Neutron's words and request id; the queue retries.
+        this.mgr.events.event(
+          cached,
+          'Warning',
+          KuryrNetworkPolicyEventReasons.FailedToAddSecurityGroup,
+          `Writing the policy's security group failed: ${err.message}`,
+        );
+      }
+      throw err;
+    }
+  }
+
+  private async apply(cached: KuryrNetworkPolicy, signal: AbortSignal): Promise<Result> {
+    const { client } = this.mgr;
 
     const before = cached;
     const knp = await addFinalizer(

@@ -192,6 +192,47 @@ describe('NetworkPolicy → security group (networkpolicy, kuryrnetworkpolicy, p
     );
   });
 
+  it('says on the KuryrNetworkPolicy why its group cannot be made, and makes it once it can', async () => {
+    const used = (await env.os.network.securityGroups.list().all()).length;
+    const quota = (n: number) =>
+      env.sim.request('neutron', 'PUT', `/v2.0/quotas/${env.projectId}`, {
+        user: 'admin',
+        body: { quota: { security_group: n } },
+      });
+    assert.equal((await quota(used)).status, 200);
+    try {
+      await env.api.create(kinds.NetworkPolicy, {
+        apiVersion: 'networking.k8s.io/v1',
+        kind: 'NetworkPolicy',
+        metadata: { name: 'over-quota', namespace: 'np-b' },
+        spec: { podSelector: {}, policyTypes: ['Ingress'] },
+      });
+      await eventually(
+        async () => {
+          const events = await env.api.list(kinds.Event, { namespace: 'np-b' });
+          return events.items.some(
+            (e) =>
+              e.reason === 'FailedToAddSecurityGroup' &&
+              e.involvedObject.kind === 'KuryrNetworkPolicy' &&
+              /[Qq]uota/.test(e.message ?? ''),
+          );
+        },
+        { ...WAIT, what: 'a FailedToAddSecurityGroup Event naming the quota' },
+      );
+    } finally {
+      await quota(-1);
+    }
+    await eventually(async () => (await knpOf('np-b', 'over-quota'))?.status?.securityGroupId, {
+      ...WAIT,
+      what: 'the group made',
+    });
+    await env.api.delete(kinds.NetworkPolicy, { namespace: 'np-b', name: 'over-quota' });
+    await eventually(async () => (await knpOf('np-b', 'over-quota')) === undefined, {
+      ...WAIT,
+      what: 'over-quota gone',
+    });
+  });
+
   it('deletes everything on delete: the ports go back to the default group, the group and both objects go', async () => {
     await env.api.delete(kinds.NetworkPolicy, { namespace: 'np-a', name: 'db' });
     await eventually(

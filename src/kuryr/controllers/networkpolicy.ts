@@ -26,6 +26,7 @@ import {
   isAlreadyExists,
   isDeleting,
   isNotFound,
+  KubeApiError,
   kinds,
   labelChanged,
   mergePatch,
@@ -194,7 +195,10 @@ class NetworkPolicyReconciler {
       await this.mgr.client.api.create(kuryrKinds.KuryrNetworkPolicy, knp, { signal });
     } catch (err) {
       // Our cache is behind a create of ours: the next event brings it, and the spec is compared then.
-      if (!isAlreadyExists(err)) throw err;
+      if (isAlreadyExists(err)) return;
+      // The namespace is going, the policy with it (upstream ignores the policy too).
+      if (KubeApiError.is(err) && err.code === 403 && /being terminated/.test(err.message)) return;
+      throw err;
     }
   }
 
