@@ -188,7 +188,7 @@ export function withOptions(
   for (const [section, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
     if (typeof value === 'object' && !Array.isArray(value) && value !== null) {
-      out[section] = { ...(out[section] as object), ...(value) };
+      out[section] = { ...(out[section] as object), ...value };
     } else out[section] = value;
   }
   return out as unknown as KuryrOptions;
