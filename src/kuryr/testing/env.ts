@@ -34,6 +34,12 @@ import { ALL_KINDS, CRD_DIR } from '../api/index.ts';
 import { kuryrContext, type KuryrContext } from '../context.ts';
 import { KURYRNETWORK_CONTROLLER, registerKuryrNetworkController } from '../controllers/kuryrnetwork.ts';
 import { NAMESPACE_CONTROLLER, registerNamespaceController } from '../controllers/namespace.ts';
+import {
+  KURYR_NETWORK_POLICY_CONTROLLER,
+  registerKuryrNetworkPolicyController,
+} from '../controllers/kuryrnetworkpolicy.ts';
+import { NETWORK_POLICY_CONTROLLER, registerNetworkPolicyController } from '../controllers/networkpolicy.ts';
+import { POD_LABEL_CONTROLLER, registerPodLabelController } from '../controllers/pod-label.ts';
 import { withOptions, type KuryrOptions, type KuryrOptionsOverrides } from '../options.ts';
 import {
   KURYRLOADBALANCER_CONTROLLER,
@@ -433,3 +439,6 @@ KURYR_CONTROLLERS[KURYRLOADBALANCER_CONTROLLER] = (mgr, ctx) =>
   registerKuryrLoadBalancerController(mgr, ctx, LB_TEST_TIMING);
 
 // --- kuryr-np: networkpolicy, kuryrnetworkpolicy, pod-label ---
+KURYR_CONTROLLERS[NETWORK_POLICY_CONTROLLER] = registerNetworkPolicyController;
+KURYR_CONTROLLERS[KURYR_NETWORK_POLICY_CONTROLLER] = registerKuryrNetworkPolicyController;
+KURYR_CONTROLLERS[POD_LABEL_CONTROLLER] = registerPodLabelController;
