@@ -10,7 +10,8 @@
  *   has its KuryrLoadBalancer deleted; once that is gone (its load balancer released), the Service
  *   finalizer comes off.
  * - endpointslice: `spec.endpointSlices` follows the Service's EndpointSlices. Its queue holds a
- *   Service once however many of its slices changed, so a burst of pod changes becomes one spec
+ *   Service once however many of its slices changed, and the first change opens a short window
+ *   (`coalesceMs`) whose end writes all it gathered, so a burst of pod changes becomes one spec
  *   write, which the engine turns into one batch member update per pool.
  */
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
@@ -43,7 +44,15 @@ export const ENDPOINTSLICE_CONTROLLER = 'endpointslice';
 export interface ServiceControllerOptions {
   spec: KlbSpecOptions;
   workers?: number | undefined;
+  /**
+   * How long the endpointslice controller gathers a Service's endpoint changes before it writes
+   * them (default 100 ms): pods going or becoming ready together reach the slices one event at a
+   * time, and one spec write is one batch member update per pool.
+   */
+  coalesceMs?: number | undefined;
 }
+
+const DEFAULT_COALESCE_MS = 100;
 
 const KLB = kuryrKinds.KuryrLoadBalancer;
 
@@ -77,6 +86,7 @@ export function registerServiceController(mgr: Manager, ctx: KuryrContext, worke
 /** Upstream's `endpoints` handler, on discovery.k8s.io/v1 EndpointSlices. */
 export function registerEndpointSliceController(mgr: Manager, ctx: KuryrContext, workers?: number): void {
   const opts = serviceOptions(ctx, workers);
+  const pendingSince = new Map<string, number>();
   mgr
     .controller(ENDPOINTSLICE_CONTROLLER)
     .watches(kinds.EndpointSlice, (es) => {
@@ -86,7 +96,7 @@ export function registerEndpointSliceController(mgr: Manager, ctx: KuryrContext,
     // The KuryrLoadBalancer's create (by the service controller) brings the endpoints in.
     .watches(KLB, (klb) => [sameName(klb)], { predicates: [specOrMetadataChanged()] })
     .withOptions({ maxConcurrentReconciles: opts.workers ?? 4 })
-    .complete((req, signal) => reconcileEndpoints(mgr, opts, req, signal));
+    .complete((req, signal) => reconcileEndpoints(mgr, opts, pendingSince, req, signal));
 }
 
 const sameName = (o: { metadata?: { namespace?: string; name?: string } }): Request => ({
@@ -171,12 +181,17 @@ async function createKlb(
 async function reconcileEndpoints(
   mgr: Manager,
   opts: ServiceControllerOptions,
+  pendingSince: Map<string, number>,
   req: Request,
   signal: AbortSignal,
 ): Promise<Result> {
+  const key = `${req.namespace ?? 'default'}/${req.name}`;
   const klb = await mgr.client.get(KLB, req, { signal });
   const svc = await mgr.client.get(kinds.Service, req, { signal });
-  if (!klb || isDeleting(klb) || !svc || isDeleting(svc)) return {};
+  if (!klb || isDeleting(klb) || !svc || isDeleting(svc)) {
+    pendingSince.delete(key);
+    return {};
+  }
   const slices: V1EndpointSlice[] = await mgr.client.list(kinds.EndpointSlice, {
     namespace: req.namespace ?? 'default',
     labelSelector: { matchLabels: { [SERVICE_NAME_LABEL]: req.name } },
@@ -185,7 +200,19 @@ async function reconcileEndpoints(
   const result = klbSpecFor(svc, slices, opts.spec);
   if (result.kind === 'skipped') return {};
   const want = result.spec.endpointSlices ?? [];
-  if (isDeepStrictEqual(klb.spec?.endpointSlices ?? [], want)) return {};
+  if (isDeepStrictEqual(klb.spec?.endpointSlices ?? [], want)) {
+    pendingSince.delete(key);
+    return {};
+  }
+  // The first change of a burst opens a window; the write at its end carries the whole burst.
+  const now = mgr.clock.now();
+  const since = pendingSince.get(key) ?? now;
+  const waitMs = since + (opts.coalesceMs ?? DEFAULT_COALESCE_MS) - now;
+  if (waitMs > 0) {
+    pendingSince.set(key, since);
+    return { requeueAfterMs: waitMs };
+  }
+  pendingSince.delete(key);
   const draft = clone(klb);
   draft.spec = { ...draft.spec, endpointSlices: want };
   await mergePatch(mgr.api, KLB, klb, draft, { signal });
