@@ -1,13 +1,15 @@
 /**
  * Writes every part's CRD files from the kinds it declares in code (`npm run gen:crds`):
  * deploy/capo/crds from src/capo/api, deploy/ccm-operator/crds from src/ccm-operator/api,
- * deploy/mapo/crds from src/mapo/api. One file per CRD; files of CRDs no longer declared are
+ * deploy/mapo/crds from src/mapo/api,
+ * deploy/kuryr/crds from src/kuryr/api. One file per CRD; files of CRDs no longer declared are
  * removed. Each part's crds.test.ts fails when its files differ from what this writes.
  */
 import { mkdir, readdir, rm, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import * as capo from '../src/capo/api/files.ts';
 import * as ccmOperator from '../src/ccm-operator/api/files.ts';
+import * as kuryr from '../src/kuryr/api/files.ts';
 import * as mapo from '../src/mapo/api/files.ts';
 import type { CrdFile } from '../src/kube/crd/kind.ts';
 
@@ -17,7 +19,7 @@ export interface CrdPart {
   crdFiles(): CrdFile[];
 }
 
-export const PARTS: readonly CrdPart[] = [capo, ccmOperator, mapo];
+export const PARTS: readonly CrdPart[] = [capo, ccmOperator, mapo, kuryr];
 
 export async function writeCrdFiles(root: string, part: CrdPart): Promise<string[]> {
   const dir = join(root, part.CRD_DIR);
