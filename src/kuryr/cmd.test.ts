@@ -45,6 +45,7 @@ describe('buildKuryrController', () => {
   it("runs the controllers of the handlers enabled, in the credentials' project, leading on the Lease", async () => {
     const seen = new Map<string, KuryrContext>();
     const pods: string[] = [];
+    const registry = createRegistry({ defaultMetrics: false });
     const controllers = Object.fromEntries(
       ['pod', 'kuryrport', 'service', 'endpointslice'].map((n) => [n, recording(n, seen, pods)]),
     );
@@ -66,12 +67,28 @@ describe('buildKuryrController', () => {
       {
         log,
         kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath),
-        registry: createRegistry({ defaultMetrics: false }),
+        registry,
         controllers,
         gracefulShutdownTimeoutMs: 2_000,
       },
     );
     assert.deepEqual(built.controllers, ['pod', 'kuryrport']);
+    // Upstream's exporter: the quota left in the project, read from Neutron on each scrape.
+    const free = async () => {
+      const text = await registry.metrics();
+      return Number(/^kuryr_quota_free_count\{resource="ports"\} (-?\d+)$/m.exec(text)?.[1]);
+    };
+    const before = await free();
+    assert.ok(Number.isFinite(before) && before > 0, await registry.metrics());
+    const extra = await env.os.network.ports.create({
+      network_id: env.net.pods.networkId,
+      name: 'quota-probe',
+    });
+    try {
+      assert.equal(await free(), before - 1);
+    } finally {
+      await env.os.network.ports.delete(extra.id);
+    }
     assert.deepEqual([...seen.keys()], ['pod', 'kuryrport']);
     assert.equal(built.ctx.projectId, env.projectId);
     assert.equal(built.ctx.subnets.name, 'default');

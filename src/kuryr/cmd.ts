@@ -3,7 +3,8 @@
  * `controller/service.py`) runs, on shiftstack's controller runtime: one Manager with the
  * controllers of `[kubernetes] enabled_handlers`, one OpenStack client from `[neutron]`, the health
  * server on `[health_server] port` (upstream's /alive and /ready, and /healthz, /readyz) and the
- * metrics on `[prometheus_exporter] controller_exporter_port` (9654, as upstream's exporter).
+ * metrics on `[prometheus_exporter] controller_exporter_port` (9654, as upstream's exporter), with
+ * what upstream's exporter computes on a scrape (exporter.ts).
  *
  * High availability (`[kubernetes] controller_ha`): upstream ran a leader-elector sidecar on port
  * 16401 (`--election=kuryr-controller`, a 5 s TTL); here the controller campaigns itself for the
@@ -18,6 +19,7 @@ import { loadKubeConfig, Manager, podNamespace } from '../kube/index.ts';
 import { OpenStackClient, type OpenStackClientOptions } from '../openstack/client.ts';
 import type { CloudConfig } from '../openstack/config/types.ts';
 import { kuryrContext, type KuryrContext } from './context.ts';
+import { registerQuotaMetrics } from './exporter.ts';
 import type { KuryrOptions } from './options.ts';
 import {
   CONTROLLER_LOADERS,
@@ -122,6 +124,7 @@ export async function buildKuryrController(
         : {}),
     });
     const ctx = kuryrContext({ os, options, projectId, log, registry });
+    registerQuotaMetrics(registry, os, ctx.projectId, log);
     await applyDrivers(manager, ctx);
     for (const name of names) registrations[name]!(manager, ctx);
     log.info(
