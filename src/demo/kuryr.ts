@@ -119,16 +119,22 @@ export function kuryrSteps(
           'the cluster step did not run',
         );
         const routerId = mustHave(osc.status?.router?.id, 'the cluster has no router');
-        const subnetOn = async (name: string, cidr: string) => {
+        const subnetOn = async (name: string, cidr: string, extra: Record<string, unknown> = {}) => {
           const network = await os.network.networks.create({ name }, { signal });
           const subnet = await os.network.subnets.create(
-            { network_id: network.id, cidr, ip_version: 4, name },
+            { network_id: network.id, cidr, ip_version: 4, name, ...extra },
             { signal },
           );
           await os.network.routers.addInterface(routerId, { subnet_id: subnet.id }, { signal });
           return { networkId: network.id, subnetId: subnet.id };
         };
-        const services = await subnetOn(`${clusterName}-kuryr-services`, '172.30.0.0/16');
+        // As OpenShift's installer makes it for Kuryr (and the kuryr bed): twice the cluster's
+        // service network (the emulator's 10.96.0.0/12), Neutron allocating from the upper half
+        // only, so each load balancer's VIP can take its Service's ClusterIP.
+        const services = await subnetOn(`${clusterName}-kuryr-services`, '10.96.0.0/11', {
+          gateway_ip: '10.127.255.254',
+          allocation_pools: [{ start: '10.112.0.1', end: '10.127.255.253' }],
+        });
         const podNet = await subnetOn(`${clusterName}-kuryr-pods`, '10.128.0.0/14');
         const sg = await os.network.securityGroups.create(
           { name: `${clusterName}-kuryr-pods`, description: "the pods' default group" },
