@@ -17,7 +17,7 @@
  */
 import type { V1NetworkPolicy, V1Node, V1Pod, V1Service } from '@kubernetes/client-node';
 import { kinds, type KubernetesObject, type ResourceType } from '../kube/index.ts';
-import { capoKinds, CONTROL_PLANE_LABEL, type OpenStackCluster } from '../capo/api/index.ts';
+import { capoKinds, CONTROL_PLANE_LABEL, type Machine, type OpenStackCluster } from '../capo/api/index.ts';
 import type { Logger } from '../lib/log.ts';
 import { createRegistry } from '../lib/metrics.ts';
 import { loadCloudsYamlText } from '../openstack/config/clouds-yaml.ts';
@@ -99,10 +99,14 @@ export function kuryrSteps(
   opts: { log: Logger; clusterName: () => string },
 ): Step[] {
   const api = world.api;
+  // The Cluster API workers' Nodes: their servers' ports are the trunks (trunkWorkers); the Machine
+  // API's workers beside them have none.
   const workers = () =>
-    cached<V1Node>(kinds.Node).filter(
-      (n) => n.metadata?.labels?.['node-role.kubernetes.io/control-plane'] === undefined,
-    );
+    cached<Machine>(capoKinds.Machine)
+      .filter((m) => m.metadata?.labels?.[CONTROL_PLANE_LABEL] === undefined && m.status?.nodeRef?.name)
+      .map((m) => m.status!.nodeRef!.name!)
+      .filter((name) => cached<V1Node>(kinds.Node).some((n) => n.metadata?.name === name))
+      .sort();
   const pods = (namespace: string) =>
     cached<V1Pod>(kinds.Pod).filter((p) => p.metadata?.namespace === namespace);
   const handlers = demoHandlers();
@@ -198,7 +202,7 @@ export function kuryrSteps(
       name: `pods in ${FRONTEND} and ${BACKEND} on Kuryr: each a VLAN subport of its worker's trunk, Running on its VIF's address`,
       budgetMs: 90_000,
       async run(signal) {
-        const nodes = workers().map((n) => n.metadata!.name!);
+        const nodes = workers();
         if (nodes.length === 0) throw new Error('no worker Node');
         const want: [string, string, string][] = [
           [FRONTEND, 'web-0', 'web'],
