@@ -44,17 +44,23 @@ export const KURYR_COMPAT_FLAGS: readonly CompatFlag[] = [
 
 const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
-/** `--config-file`s in order, then each `--config-dir`'s `*.conf` in name order (oslo's rule). */
-async function configFiles(flags: Flags, signal: AbortSignal): Promise<string[]> {
+/**
+ * `--config-file`s in order, then each `--config-dir`'s `*.conf` in name order (oslo's rule). A
+ * directory that cannot be read is a problem of its own; the files found are still read.
+ */
+async function configFiles(flags: Flags, signal: AbortSignal, inputs: Inputs): Promise<string[]> {
   const files = [...(flags.configFile ?? [])];
+  let unreadable = false;
   for (const dir of flags.configDir ?? []) {
     let names: string[];
     try {
       names = await readdir(dir);
     } catch (err) {
-      throw new UsageError(
+      inputs.add(
         `--config-dir ${dir}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (err as Error).message}. Fix: name the directory holding kuryr.conf`,
       );
+      unreadable = true;
+      continue;
     }
     signal.throwIfAborted();
     files.push(
@@ -64,9 +70,9 @@ async function configFiles(flags: Flags, signal: AbortSignal): Promise<string[]>
         .map((n) => join(dir, n)),
     );
   }
-  if (files.length === 0) {
+  if (files.length === 0 && !unreadable) {
     throw new UsageError(
-      `no kuryr.conf given. Fix: pass --config-file ${DEFAULT_CONFIG_FILE} (or --config-dir with the directory holding it)`,
+      `no kuryr.conf given${flags.configDir?.length ? ` (no *.conf in ${flags.configDir.join(', ')})` : ''}. Fix: pass --config-file ${DEFAULT_CONFIG_FILE} (or --config-dir with the directory holding it)`,
     );
   }
   return files;
@@ -108,8 +114,10 @@ export function configureKuryrController(command: Command, ctx: CliContext): voi
         'is not supported by shiftstack kuryr controller and is ignored',
       );
       for (const w of warnings) inputs.warn(w);
-      const files = await inputs.checkAsync(() => configFiles(flags, ctx.signal));
-      const conf = files ? await inputs.checkAsync(() => loadKuryrConf(files, ctx.signal)) : undefined;
+      const files = await inputs.checkAsync(() => configFiles(flags, ctx.signal, inputs));
+      const conf = files?.length
+        ? await inputs.checkAsync(() => loadKuryrConf(files, ctx.signal))
+        : undefined;
       const cloud = conf
         ? await inputs.checkAsync(() => neutronCloud(conf.doc, processContext(ctx.signal)))
         : undefined;

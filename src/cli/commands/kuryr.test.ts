@@ -1,7 +1,7 @@
 /**
  * `shiftstack kuryr` as a user runs it: the subcommands, bad input refused before anything starts
  * (exit 2, every problem with its fix), and `kuryr controller` on both emulators with deploy/kuryr's
- * kuryr.conf (plus a second --config-file with the cloud's IDs and `[neutron]` credentials as
+ * kuryr.conf (plus a --config-dir with the cloud's IDs and `[neutron]` credentials as
  * OpenShift's operator renders them), as deploy/kuryr's ServiceAccount under the RBAC the
  * Kubernetes emulator enforces: it leads on the Lease kuryr-controller, answers upstream's probe
  * paths and its exporter port, runs the controllers of its handlers with nothing refused, and on
@@ -9,7 +9,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readFile, writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
@@ -76,12 +76,17 @@ describe('shiftstack kuryr: commands and flags', () => {
       '--config-file=/no/such/kuryr.conf',
       `--config-file=${join(DEPLOY, 'kustomization.yaml')}`,
       '--config-dri=/etc/kuryr',
+      '--config-dir=/no/such/dir',
     ]);
     assert.equal(bad.code, 2, bad.err);
     assert.doesNotMatch(bad.err, /^\s+at /m, 'a stack trace');
     assert.match(bad.err, /--config-dri: unknown flag \(did you mean --config-dir\?\)/);
     assert.match(bad.err, /\/no\/such\/kuryr\.conf: no such file\. Fix: pass the path of kuryr\.conf/);
     assert.match(bad.err, /kustomization\.yaml:\d+: .* comes before any section header/);
+    assert.match(
+      bad.err,
+      /--config-dir \/no\/such\/dir: no such directory\. Fix: name the directory holding kuryr\.conf/,
+    );
   });
 });
 
@@ -125,10 +130,12 @@ describe('shiftstack kuryr controller: a run on the emulators as the ServiceAcco
     const metrics = await freePort();
     const demo = env.target.demo;
     const handlers = builtHandlers();
-    // The site's part, as a second --config-file: the cloud's IDs, the handlers this build holds
+    // The site's part, in a --config-dir read after the --config-file: the cloud's IDs, the handlers this build holds
     // (with the default drivers where an area's driver has not landed), ports free on this machine,
     // and [neutron] as OpenShift's network operator renders it.
-    const site = join(env.dir, 'site.conf');
+    const confDir = join(env.dir, 'kuryr.conf.d');
+    await mkdir(confDir);
+    const site = join(confDir, 'site.conf');
     await writeFile(
       site,
       [
@@ -171,7 +178,7 @@ describe('shiftstack kuryr controller: a run on the emulators as the ServiceAcco
         'kuryr',
         'controller',
         `--config-file=${deployed}`,
-        `--config-file=${site}`,
+        `--config-dir=${confDir}`,
         `--kubeconfig=${kubeconfig}`,
       ],
       { stdio: ['ignore', 'ignore', 'pipe'], env: { ...process.env, POD_NAMESPACE: NAMESPACE } },
