@@ -116,7 +116,7 @@ export function configureKuryrController(command: Command, ctx: CliContext): voi
       for (const w of warnings) inputs.warn(w);
       const files = await inputs.checkAsync(() => configFiles(flags, ctx.signal, inputs));
       const conf = files?.length
-        ? await inputs.checkAsync(() => loadKuryrConf(files, ctx.signal))
+        ? await inputs.checkAsync(() => loadKuryrConf(files, { component: 'controller', signal: ctx.signal }))
         : undefined;
       const cloud = conf
         ? await inputs.checkAsync(() => neutronCloud(conf.doc, processContext(ctx.signal)))

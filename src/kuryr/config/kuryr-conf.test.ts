@@ -173,6 +173,19 @@ describe('kuryr.conf → KuryrOptions', () => {
     });
   });
 
+  it("the CNI daemon reads the same file without the controller's requirements, bad values still refused", () => {
+    const { options } = readKuryrConf(
+      parseOsloIni('[cni_daemon]\nvif_annotation_timeout = 90\n', 'kuryr.conf'),
+      'daemon',
+    );
+    assert.equal(options.cniDaemon.vifAnnotationTimeout, 90);
+    assert.throws(
+      () =>
+        readKuryrConf(parseOsloIni('[cni_daemon]\nvif_annotation_timeout = soon\n', 'kuryr.conf'), 'daemon'),
+      /"\[cni_daemon\] vif_annotation_timeout" \(value "soon"\): not a whole number/,
+    );
+  });
+
   it('every bad value in one report: file:line, [group] key, the value and the fix', () => {
     const { errors } = problemsOf(
       `${MINIMAL}[vif_pool]

@@ -140,13 +140,23 @@ export interface KuryrConf {
   doc: IniDocument;
 }
 
+/**
+ * Who reads kuryr.conf: the controller needs the options its handlers use together (a subnet pool
+ * for namespace subnets, the service subnet, …); the CNI daemon reads the same file for its own
+ * groups and is not refused over the controller's.
+ */
+export type KuryrComponent = 'controller' | 'daemon';
+
 /** Reads and checks the files, later files winning (oslo's repeated --config-file). */
-export async function loadKuryrConf(files: readonly string[], signal?: AbortSignal): Promise<KuryrConf> {
-  return readKuryrConf(await readOsloIniFiles(files, signal));
+export async function loadKuryrConf(
+  files: readonly string[],
+  opts: { component?: KuryrComponent; signal?: AbortSignal } = {},
+): Promise<KuryrConf> {
+  return readKuryrConf(await readOsloIniFiles(files, opts.signal), opts.component);
 }
 
 /** kuryr.conf's options; every problem in one ConfigError carrying the warnings. */
-export function readKuryrConf(doc: IniDocument): KuryrConf {
+export function readKuryrConf(doc: IniDocument, component: KuryrComponent = 'controller'): KuryrConf {
   const ctx: ReadContext = { doc, problems: [], warnings: [] };
   const d = defaultOptions();
   const o = defaultOptions();
@@ -345,7 +355,7 @@ export function readKuryrConf(doc: IniDocument): KuryrConf {
     }
   }
 
-  together(o, doc, ctx);
+  if (component === 'controller') together(o, doc, ctx);
   if (ctx.problems.length > 0) throw new ConfigError(ctx.problems, ctx.warnings);
   return { options: o, warnings: ctx.warnings, doc };
 }
