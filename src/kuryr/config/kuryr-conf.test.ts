@@ -132,18 +132,17 @@ describe('kuryr.conf → KuryrOptions', () => {
     assert.equal(options.healthServer.port, 8091);
     assert.equal(options.prometheusExporter.controllerExporterPort, 9654);
 
-    // Every key upstream reads and shiftstack does not act on is named, once, with why; the
-    // in-cluster [kubernetes] connection settings the operator writes are not (the kubeconfig is).
+    // Every key upstream reads and shiftstack does not act on is named, once, with why; not the
+    // values that ask for what shiftstack does anyway (the in-cluster connection, no additional
+    // VIFs, the daemon).
     const keys = warnings.map((w) => /key "([^"]+)"/.exec(w)?.[1]);
     assert.deepEqual(keys.sort(), [
       '[DEFAULT] debug',
-      '[cni_daemon] daemon_enabled',
       '[cni_daemon] docker_mode',
       '[cni_daemon] netns_proc_dir',
       '[cni_health_server] port',
       '[kubernetes] controller_ha_elector_port',
       '[kubernetes] enabled_handlers',
-      '[kubernetes] multi_vif_drivers',
       '[kubernetes] nodes_subnets_driver',
       '[kubernetes] watch_retry_timeout',
     ]);

@@ -338,7 +338,7 @@ export function readKuryrConf(doc: IniDocument, component: KuryrComponent = 'con
       } else if (reader.asked.has(entry.name)) {
         continue;
       } else if (ignored[entry.name] !== undefined) {
-        if (!inClusterDefault(section.name, entry)) reader.warn(entry, `ignored: ${ignored[entry.name]}`);
+        if (!harmless(section.name, entry)) reader.warn(entry, `ignored: ${ignored[entry.name]}`);
       } else if (!IGNORED[section.name] && !asked.has(section.name)) {
         const near = closest(section.name, [...asked.keys(), ...Object.keys(IGNORED), NEUTRON_GROUP]);
         reader.warn(
@@ -383,11 +383,18 @@ function handlers(k: GroupReader, fallback: readonly Handler[]): Handler[] {
   return out;
 }
 
-/** The in-cluster values OpenShift's operator writes for `[kubernetes]`: nothing to warn about. */
-function inClusterDefault(group: string, entry: IniEntry): boolean {
+/**
+ * Values of accepted options that ask for what shiftstack does anyway, so nothing is lost: the
+ * in-cluster connection OpenShift's operator writes for `[kubernetes]`, no additional VIFs, the CNI
+ * plugin handing its requests to the daemon.
+ */
+function harmless(group: string, entry: IniEntry): boolean {
+  const v = entry.value.trim();
+  if (group === 'cni_daemon' && entry.name === 'daemon_enabled') return /^(true|yes|on|1)$/i.test(v);
   if (group !== 'kubernetes') return false;
-  const v = entry.value;
   switch (entry.name) {
+    case 'multi_vif_drivers':
+      return v === '' || v === 'noop';
     case 'api_root':
       return v === '';
     case 'token_file':
