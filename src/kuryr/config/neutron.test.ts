@@ -146,5 +146,8 @@ describe("kuryr.conf [neutron]: keystoneauth's options → the cloud", () => {
     );
     assert.equal(got.from, 'clouds.yaml or OS_* variables');
     assert.equal(got.config.source.kind, 'environment');
+    assert.deepEqual(got.warnings, [
+      'kuryr.conf:2: key "[neutron] region_name": ignored: without auth_url in [neutron], the cloud comes from clouds.yaml or OS_* variables',
+    ]);
   });
 });

@@ -134,6 +134,20 @@ export async function neutronCloud(doc: IniDocument, ctx: LoadContext): Promise<
   const authUrl = last('auth_url');
   const authTypeRaw = last('auth_type') ?? last('auth_plugin');
   if (!authUrl && !authTypeRaw) {
+    // The cloud is wholly another source's: a setting here would be silently lost, so name each.
+    for (const entry of section?.entries ?? []) {
+      const v = KNOWN.has(entry.name) && NEUTRON_IGNORED[entry.name] === undefined ? value(entry) : undefined;
+      if (v) {
+        warnings.push(
+          warning(
+            v.file,
+            v.key,
+            'ignored: without auth_url in [neutron], the cloud comes from clouds.yaml or OS_* variables',
+          ),
+        );
+      }
+    }
+    problems.throwIfAny(warnings);
     const done = await resolveCloudConfig(ctx);
     return {
       ...done,
@@ -147,12 +161,12 @@ export async function neutronCloud(doc: IniDocument, ctx: LoadContext): Promise<
     const t = parseAuthType(authTypeRaw.value, authTypeRaw.file, authTypeRaw.key, problems);
     if (t) fields.authType = { ...authTypeRaw, value: t };
   }
-  const section_ = last('auth_section');
-  if (section_) {
+  const authSection = last('auth_section');
+  if (authSection) {
     warnings.push(
       warning(
-        section_.file,
-        section_.key,
+        authSection.file,
+        authSection.key,
         'not supported: write the auth options in [neutron] itself; ignored',
       ),
     );
