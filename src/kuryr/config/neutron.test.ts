@@ -103,6 +103,13 @@ describe("kuryr.conf [neutron]: keystoneauth's options → the cloud", () => {
     assert.doesNotMatch(JSON.stringify(problems), /p\$w/);
   });
 
+  it('a CA file that is not there is named by its [neutron] key', async () => {
+    const doc = parseOsloIni(operatorNeutron(cloud.authUrl, 'cafile = /no/such/ca.pem'), 'kuryr.conf');
+    const problems = await rejection(neutronCloud(doc, box.ctx()));
+    const p = findProblem(problems, '[neutron] cafile');
+    assert.equal(p.file, 'kuryr.conf:15');
+  });
+
   it('a misspelt key is a warning with a did-you-mean, and the problem it causes names the key to set', async () => {
     const doc = parseOsloIni(
       [
