@@ -1,7 +1,7 @@
 /**
  * `shiftstack kuryr controller`: upstream's kuryr-k8s-controller with its oslo flags
  * (`--config-file`, repeatable, later files winning; `--config-dir`, every `*.conf` in it in name
- * order, after the files), plus `--kubeconfig`. Everything else comes from kuryr.conf: the
+ * order, after the files), `--debug`, plus `--kubeconfig`. Everything else comes from kuryr.conf: the
  * handlers, the cloud (`[neutron]`, else clouds.yaml / OS_*), HA on the Lease kuryr-controller
  * (`[kubernetes] controller_ha`), the health and metrics ports. Every problem with the inputs is
  * reported together before anything starts (exit 2); oslo.log's flags are accepted and each one
@@ -11,6 +11,7 @@ import { readdir } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { Command } from 'commander';
 import { UsageError } from '../../lib/config.ts';
+import { configureRootLogger, type LogFormat } from '../../lib/log.ts';
 import { loadKubeConfig } from '../../kube/index.ts';
 import { processContext } from '../../openstack/config/context.ts';
 import { buildKuryrController, KURYR_LEASE_NAME, KuryrBuildError } from '../../kuryr/cmd.ts';
@@ -21,6 +22,7 @@ import { acceptEveryFlag, Inputs } from '../inputs.ts';
 import { addCompatOptions, bool, compatWarnings, LOGS, value, type CompatFlag } from '../upstream-flags.ts';
 
 interface Flags {
+  debug?: boolean;
   configFile?: string[];
   configDir?: string[];
   kubeconfig?: string;
@@ -28,7 +30,6 @@ interface Flags {
 
 /** oslo.log's command-line flags, which upstream's manifests and scripts may pass. */
 export const KURYR_COMPAT_FLAGS: readonly CompatFlag[] = [
-  bool('debug', `${LOGS} (--log-level=debug)`),
   bool('verbose', LOGS),
   value('log-file', LOGS),
   value('log-dir', LOGS),
@@ -78,6 +79,12 @@ async function configFiles(flags: Flags, signal: AbortSignal, inputs: Inputs): P
   return files;
 }
 
+function rootCommand(cmd: Command): Command {
+  let c = cmd;
+  while (c.parent) c = c.parent;
+  return c;
+}
+
 /** `shiftstack kuryr controller`'s flags and action, on the command kuryr.ts made. */
 export function configureKuryrController(command: Command, ctx: CliContext): void {
   command
@@ -91,6 +98,7 @@ export function configureKuryrController(command: Command, ctx: CliContext): voi
       "every *.conf in the directory, in name order, after the --config-file's",
       collect,
     )
+    .option('-d, --debug', "oslo's: log at debug level, as [DEFAULT] debug = true (--log-level, given, wins)")
     .option(
       '--kubeconfig <file>',
       "kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config, then the pod's service account)",
@@ -102,7 +110,7 @@ export function configureKuryrController(command: Command, ctx: CliContext): voi
         `With [kubernetes] controller_ha = true, replicas campaign for the Lease ${KURYR_LEASE_NAME} in the`,
         "pod's namespace (POD_NAMESPACE) and only the leader runs the controllers. Without [neutron]",
         'auth options in kuryr.conf, the cloud comes from clouds.yaml (OS_CLOUD) or OS_* variables.',
-        "oslo.log's flags (--debug, --log-file, …) are accepted; each one given is named in a warning.",
+        "oslo.log's other flags (--log-file, --use-syslog, …) are accepted; each one given is named in a warning.",
       ].join('\n'),
     )
     .action(async (flags: Flags, cmd: Command) => {
@@ -125,6 +133,11 @@ export function configureKuryrController(command: Command, ctx: CliContext): voi
       const kubeConfig = inputs.check(() => loadKubeConfig(flags.kubeconfig));
       inputs.done();
 
+      // `[DEFAULT] debug = true` is upstream's way to ask for debug logs; --log-level, given, wins.
+      const globals = cmd.optsWithGlobals<{ logFormat: LogFormat }>();
+      if ((flags.debug || conf!.debug) && rootCommand(cmd).getOptionValueSource('logLevel') !== 'cli') {
+        configureRootLogger({ level: 'debug', format: globals.logFormat });
+      }
       const log = ctx.log();
       for (const w of [...warnings, ...conf!.warnings, ...cloud!.warnings]) log.warn(w);
       log.info({ files, cloud: cloud!.from }, 'kuryr.conf read');

@@ -63,12 +63,20 @@ describe('shiftstack kuryr: commands and flags', () => {
   });
 
   it('checks every input before it starts: all problems in one report with the fix, exit 2', async () => {
-    const none = await runCli(['kuryr', 'controller', '--kubeconfig=/nonexistent', '--debug']);
+    const none = await runCli([
+      'kuryr',
+      'controller',
+      '--kubeconfig=/nonexistent',
+      '--log-file=/var/log/kuryr.log',
+    ]);
     assert.equal(none.code, 2, none.err);
     assert.match(none.err, /^shiftstack kuryr controller: not started; fix these inputs:\n/);
     assert.match(none.err, /no kuryr\.conf given\. Fix: pass --config-file \/etc\/kuryr\/kuryr\.conf/);
     assert.match(none.err, /\/nonexistent/);
-    assert.match(none.err, /warning: --debug is not supported by shiftstack kuryr controller/);
+    assert.match(
+      none.err,
+      /warning: --log-file=\/var\/log\/kuryr\.log is not supported by shiftstack kuryr controller/,
+    );
 
     const bad = await runCli([
       'kuryr',
@@ -139,6 +147,9 @@ describe('shiftstack kuryr controller: a run on the emulators as the ServiceAcco
     await writeFile(
       site,
       [
+        // Upstream's switch for debug logs (the command is given no --log-level).
+        '[DEFAULT]',
+        'debug = true',
         '[kubernetes]',
         `enabled_handlers = ${handlers.join(',')}`,
         'pod_subnets_driver = default',
@@ -221,6 +232,7 @@ describe('shiftstack kuryr controller: a run on the emulators as the ServiceAcco
       // leaves unused is.
       const warned = stderr.split('\n').filter((l) => l.includes('"level":"warn"'));
       assert.deepEqual(warned, [], warned.join('\n'));
+      assert.ok(stderr.includes('"level":"debug"'), '[DEFAULT] debug = true: debug logs');
     } catch (err) {
       throw new Error(`${(err as Error).message}\n--- kuryr controller's log:\n${stderr}`, { cause: err });
     } finally {

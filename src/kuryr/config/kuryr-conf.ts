@@ -45,7 +45,6 @@ const ONE_PROJECT = "only upstream's default driver (every object in [neutron_de
  */
 export const IGNORED: Readonly<Record<string, Readonly<Record<string, string>>>> = {
   DEFAULT: {
-    debug: `${LOGGING}: use --log-level=debug`,
     verbose: LOGGING,
     log_file: LOGGING,
     log_dir: LOGGING,
@@ -134,6 +133,8 @@ const UNBUILT_HANDLERS: Readonly<Record<string, string>> = {
 
 export interface KuryrConf {
   options: KuryrOptions;
+  /** `[DEFAULT] debug`: upstream logs at debug level (the command's --log-level, when given, wins). */
+  debug: boolean;
   /** What was accepted and changes nothing, and keys not known: one line each, naming file:line and key. */
   warnings: string[];
   /** The document read, for `[neutron]` (neutron.ts). */
@@ -167,6 +168,7 @@ export function readKuryrConf(doc: IniDocument, component: KuryrComponent = 'con
     return r;
   };
 
+  const debug = group('DEFAULT').bool('debug', false);
   const k = group('kubernetes');
   o.clusterName = k.text('cluster_name', d.clusterName) || d.clusterName;
   o.kubernetes.podVifDriver = k.oneOf('pod_vif_driver', d.kubernetes.podVifDriver, ['nested-vlan'], {
@@ -357,7 +359,7 @@ export function readKuryrConf(doc: IniDocument, component: KuryrComponent = 'con
 
   if (component === 'controller') together(o, doc, ctx);
   if (ctx.problems.length > 0) throw new ConfigError(ctx.problems, ctx.warnings);
-  return { options: o, warnings: ctx.warnings, doc };
+  return { options: o, debug, warnings: ctx.warnings, doc };
 }
 
 /** `[kubernetes] enabled_handlers`: upstream's names; one not built here is named and skipped. */
