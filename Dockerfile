@@ -26,6 +26,8 @@ COPY --chmod=0755 image/bin/openstack-cloud-controller-manager /bin/openstack-cl
 COPY --chmod=0755 image/bin/manager /manager
 COPY --chmod=0755 image/bin/machine-controller-manager /machine-controller-manager
 COPY --chmod=0755 image/bin/kuryr-controller /usr/local/bin/kuryr-k8s-controller
+# The kuryr CNI plugin where a CNI bin directory has it ("type": "kuryr-cni", deploy/kuryr/10-kuryr.conflist).
+COPY --chmod=0755 image/bin/kuryr-cni /opt/cni/bin/kuryr-cni
 # Numeric, so a pod's runAsNonRoot can be checked without a runAsUser.
 USER 1000:1000
 ENTRYPOINT ["/usr/local/bin/entrypoint"]

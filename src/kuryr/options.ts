@@ -79,7 +79,7 @@ export interface KuryrOptions {
     maxBulkCreatesInFlight: number;
   };
   octaviaDefaults: {
-    /** `member_mode`: L3 (members on the pods' subnets, amphora) or L2 (OVN). */
+    /** `member_mode`: L3 (members on the VIP's subnet, routed to the pods: amphora) or L2 (on the pods' own subnets: OVN). */
     memberMode: 'L3' | 'L2';
     /** `sg_mode`: `create` a group per load balancer, or `update` the VIP port's. */
     sgMode: 'create' | 'update';
@@ -91,6 +91,8 @@ export interface KuryrOptions {
     timeoutMemberData: number;
     /** `[kubernetes] endpoints_driver_octavia_provider`: `default`, `amphora` or `ovn`. */
     provider: string;
+    /** `lb_algorithm`: the pools' algorithm (ROUND_ROBIN); the ovn provider only has SOURCE_IP_PORT. */
+    lbAlgorithm: 'ROUND_ROBIN' | 'LEAST_CONNECTIONS' | 'SOURCE_IP' | 'SOURCE_IP_PORT';
   };
   cniDaemon: {
     /** `bind_address`. */
@@ -166,6 +168,7 @@ export function defaultOptions(): KuryrOptions {
       timeoutClientData: 0,
       timeoutMemberData: 0,
       provider: 'default',
+      lbAlgorithm: 'ROUND_ROBIN',
     },
     cniDaemon: { bindAddress: '127.0.0.1:5036', vifAnnotationTimeout: 60, cniTimeout: 180 },
     binding: { defaultDriver: VLAN_BINDING, linkIface: '', bridge: 'kuryr-br0' },
@@ -188,7 +191,7 @@ export function withOptions(
   for (const [section, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
     if (typeof value === 'object' && !Array.isArray(value) && value !== null) {
-      out[section] = { ...(out[section] as object), ...(value) };
+      out[section] = { ...(out[section] as object), ...value };
     } else out[section] = value;
   }
   return out as unknown as KuryrOptions;

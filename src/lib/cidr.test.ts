@@ -2,7 +2,9 @@ import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import {
   cidrContains,
+  cidrContainsCidr,
   compareIps,
+  excludeCidrs,
   formatCidr,
   formatIp,
   ipVersion,
@@ -72,5 +74,38 @@ describe('cidr (Go net semantics)', () => {
     assert.equal(isIPv6('::ffff:10.0.0.1'), true);
     assert.equal(isIPv6('10.0.0.1'), false);
     assert.equal(isIPv6('not:an:ip'), false);
+  });
+});
+
+describe('cidr exclusion (netaddr cidr_exclude, for all exceptions at once)', () => {
+  const cidr = (t: string) => parseCidr(t)!;
+  const exclude = (c: string, ...ex: string[]) => excludeCidrs(cidr(c), ex.map(cidr)).map(formatCidr);
+
+  it('covers the network minus the exception with one network per bit of difference, in address order', () => {
+    assert.deepEqual(exclude('10.0.0.0/24', '10.0.0.128/26'), ['10.0.0.0/25', '10.0.0.192/26']);
+    assert.deepEqual(exclude('10.0.0.0/8', '10.0.0.0/10'), ['10.64.0.0/10', '10.128.0.0/9']);
+    assert.deepEqual(exclude('10.0.0.0/30', '10.0.0.1/32'), ['10.0.0.0/32', '10.0.0.2/31']);
+    assert.deepEqual(exclude('2001:db8::/32', '2001:db8:8000::/33'), ['2001:db8::/33']);
+  });
+
+  it('takes every exception out, not each one on its own', () => {
+    assert.deepEqual(exclude('10.0.0.0/24', '10.0.0.0/26', '10.0.0.192/26'), [
+      '10.0.0.64/26',
+      '10.0.0.128/26',
+    ]);
+  });
+
+  it('ignores an exception outside the network and drops the network an exception holds', () => {
+    assert.deepEqual(exclude('10.0.0.0/24', '192.168.0.0/16'), ['10.0.0.0/24']);
+    assert.deepEqual(exclude('10.0.0.0/24', '10.0.0.0/16'), []);
+    assert.deepEqual(exclude('10.0.0.0/24', '10.0.0.0/24'), []);
+    assert.deepEqual(exclude('10.0.0.0/24', '::/0'), ['10.0.0.0/24'], 'another family');
+  });
+
+  it('tells a network inside another', () => {
+    assert.ok(cidrContainsCidr(cidr('10.0.0.0/8'), cidr('10.1.0.0/16')));
+    assert.ok(cidrContainsCidr(cidr('10.0.0.0/8'), cidr('10.0.0.0/8')));
+    assert.ok(!cidrContainsCidr(cidr('10.1.0.0/16'), cidr('10.0.0.0/8')));
+    assert.ok(!cidrContainsCidr(cidr('10.0.0.0/8'), cidr('11.0.0.0/16')));
   });
 });

@@ -205,3 +205,49 @@ function isMapped(bytes: Uint8Array): boolean {
 function ipv6Text(bytes: Uint8Array): string {
   return `::ffff:${Array.from(bytes.subarray(12)).join('.')}`;
 }
+
+/** The absolute prefix length in the 16-byte form (an IPv4 /8 is 104 bits). */
+function absoluteBits(cidr: Cidr): number {
+  return cidr.family === 4 ? cidr.prefix + 96 : cidr.prefix;
+}
+
+/** Whether `inner` lies wholly inside `outer` (same family, longer or equal prefix, same leading bits). */
+export function cidrContainsCidr(outer: Cidr, inner: Cidr): boolean {
+  if (outer.family !== inner.family || inner.prefix < outer.prefix) return false;
+  return cidrContains(outer, { family: inner.family, bytes: inner.network });
+}
+
+/**
+ * The networks of `cidr` left when every network of `excluded` is taken out, in address order:
+ * what netaddr's `cidr_exclude` gives for one exclusion, applied for all of them at once (a
+ * Kubernetes ipBlock's `except`). An exclusion outside `cidr` takes nothing; one holding it takes all.
+ */
+export function excludeCidrs(cidr: Cidr, excluded: readonly Cidr[]): Cidr[] {
+  let pieces: Cidr[] = [cidr];
+  for (const ex of excluded) {
+    const next: Cidr[] = [];
+    for (const piece of pieces) {
+      if (cidrContainsCidr(ex, piece)) continue;
+      if (!cidrContainsCidr(piece, ex)) {
+        next.push(piece);
+        continue;
+      }
+      // The siblings of ex's ancestors below piece cover piece minus ex, one per bit of difference.
+      const from = absoluteBits(piece);
+      const to = absoluteBits(ex);
+      for (let bit = from; bit < to; bit++) {
+        const network = Uint8Array.from(ex.network, (b, i) => b & maskByte(bit + 1, i));
+        network[bit >> 3]! ^= 1 << (7 - (bit & 7));
+        const prefix = piece.family === 4 ? bit + 1 - 96 : bit + 1;
+        const made: Cidr = { text: '', family: piece.family, network, prefix };
+        next.push({ ...made, text: formatCidr(made) });
+      }
+    }
+    pieces = next;
+  }
+  return pieces.sort(
+    (a, b) =>
+      compareIps({ family: a.family, bytes: a.network }, { family: b.family, bytes: b.network }) ||
+      a.prefix - b.prefix,
+  );
+}

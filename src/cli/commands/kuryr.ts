@@ -54,13 +54,13 @@ export const KURYR_SUBCOMMANDS: readonly Subcommand[] = [
     name: 'cni',
     description:
       "Kuryr's CNI plugin (kuryr-cni), run by the kubelet's container runtime: CNI 1.0 ADD, DEL, CHECK, VERSION, handed to the daemon",
-    load: optional('cni', './kuryr-cni.ts', 'configureKuryrCni'),
+    load: async () => (await import('./kuryr-cni.ts')).configureKuryrCni,
   },
   {
     name: 'gc',
     description:
       'lists (and with --delete removes) the OpenStack ports, networks and load balancers Kuryr made that nothing in the cluster owns any more',
-    load: optional('gc', './kuryr-gc.ts', 'configureKuryrGc'),
+    load: async () => (await import('./kuryr-gc.ts')).configureKuryrGc,
   },
 ];
 

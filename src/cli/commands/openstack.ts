@@ -50,7 +50,7 @@ export function configureOpenstack(command: Command, ctx: CliContext): void {
     );
 }
 
-function withCloudOptions(cmd: Command): Command {
+export function withCloudOptions(cmd: Command): Command {
   return cmd
     .option('--os-cloud <name>', 'the clouds.yaml cloud to use (default: OS_CLOUD)')
     .option('--cloud-config <file>', 'an OCCM cloud.conf to read instead of clouds.yaml and OS_* variables')

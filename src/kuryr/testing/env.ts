@@ -32,7 +32,25 @@ import type { CloudOptions } from '../../sim/openstack/index.ts';
 import { eventually, startTestCloud, type TestCloud } from '../../sim/openstack/testing/harness.ts';
 import { ALL_KINDS, CRD_DIR } from '../api/index.ts';
 import { kuryrContext, type KuryrContext } from '../context.ts';
+import { KURYRNETWORK_CONTROLLER, registerKuryrNetworkController } from '../controllers/kuryrnetwork.ts';
+import { NAMESPACE_CONTROLLER, registerNamespaceController } from '../controllers/namespace.ts';
+import {
+  KURYR_NETWORK_POLICY_CONTROLLER,
+  registerKuryrNetworkPolicyController,
+} from '../controllers/kuryrnetworkpolicy.ts';
+import { NETWORK_POLICY_CONTROLLER, registerNetworkPolicyController } from '../controllers/networkpolicy.ts';
+import { POD_LABEL_CONTROLLER, registerPodLabelController } from '../controllers/pod-label.ts';
 import { withOptions, type KuryrOptions, type KuryrOptionsOverrides } from '../options.ts';
+import {
+  KURYRLOADBALANCER_CONTROLLER,
+  registerKuryrLoadBalancerController,
+} from '../controllers/kuryrloadbalancer.ts';
+import {
+  ENDPOINTSLICE_CONTROLLER,
+  registerEndpointSliceController,
+  registerServiceController,
+  SERVICE_CONTROLLER,
+} from '../controllers/service.ts';
 
 const ROOT = join(import.meta.dirname, '..', '..', '..');
 
@@ -226,13 +244,17 @@ async function makeNetwork(os: OpenStackClient): Promise<KuryrNetworkFixture> {
     gateway_ip: '10.127.255.254',
     allocation_pools: [{ start: '10.112.0.1', end: '10.127.255.253' }],
   });
-  const router = await os.network.routers.create({ name: 'kuryr-router' });
-  for (const s of [nodes, pods, services])
-    await os.network.routers.addInterface(router.id, { subnet_id: s.subnetId });
-  const sg = await os.network.securityGroups.create({ name: 'kuryr-pods', description: 'pods' });
   const external = (await os.network.networks.list({ 'router:external': true }).all()).find(
     (n) => n.subnets.length > 0,
   );
+  // Its gateway on the external network: a LoadBalancer Service's floating IP reaches its VIP.
+  const router = await os.network.routers.create({
+    name: 'kuryr-router',
+    ...(external ? { external_gateway_info: { network_id: external.id } } : {}),
+  });
+  for (const s of [nodes, pods, services])
+    await os.network.routers.addInterface(router.id, { subnet_id: s.subnetId });
+  const sg = await os.network.securityGroups.create({ name: 'kuryr-pods', description: 'pods' });
   return {
     nodes,
     pods,
@@ -393,9 +415,30 @@ async function applyCrds(api: KubeClient): Promise<void> {
 }
 
 // --- kuryr-pods: pod, kuryrport, kuryrnetwork-population ---
+import { registerKuryrNetworkPopulationController } from '../controllers/kuryrnetwork-population.ts';
+import { registerKuryrPortController } from '../controllers/kuryrport.ts';
+import { registerPodController } from '../controllers/pod.ts';
+KURYR_CONTROLLERS['pod'] = (mgr, ctx) => registerPodController(mgr, ctx);
+KURYR_CONTROLLERS['kuryrport'] = (mgr, ctx) =>
+  // The bed's ports turn ACTIVE within milliseconds: look again soon.
+  registerKuryrPortController(mgr, ctx, { activeWait: { initialMs: 20, maxMs: 500 }, missWaitMs: 500 });
+KURYR_CONTROLLERS['kuryrnetwork-population'] = (mgr, ctx) =>
+  registerKuryrNetworkPopulationController(mgr, ctx, { pollMs: 100 });
 
 // --- kuryr-net: namespace, kuryrnetwork ---
+KURYR_CONTROLLERS[NAMESPACE_CONTROLLER] = registerNamespaceController;
+KURYR_CONTROLLERS[KURYRNETWORK_CONTROLLER] = registerKuryrNetworkController;
 
 // --- kuryr-lb: service, endpointslice, kuryrloadbalancer ---
 
+/** The engine's requeue floor and cap on the fast profile (1 s and 10 s against a real cloud). */
+export const LB_TEST_TIMING = { backoff: { initialMs: 5, maxMs: 50 }, memberRetryMs: 50 } as const;
+KURYR_CONTROLLERS[SERVICE_CONTROLLER] = (mgr, ctx) => registerServiceController(mgr, ctx);
+KURYR_CONTROLLERS[ENDPOINTSLICE_CONTROLLER] = (mgr, ctx) => registerEndpointSliceController(mgr, ctx);
+KURYR_CONTROLLERS[KURYRLOADBALANCER_CONTROLLER] = (mgr, ctx) =>
+  registerKuryrLoadBalancerController(mgr, ctx, LB_TEST_TIMING);
+
 // --- kuryr-np: networkpolicy, kuryrnetworkpolicy, pod-label ---
+KURYR_CONTROLLERS[NETWORK_POLICY_CONTROLLER] = registerNetworkPolicyController;
+KURYR_CONTROLLERS[KURYR_NETWORK_POLICY_CONTROLLER] = registerKuryrNetworkPolicyController;
+KURYR_CONTROLLERS[POD_LABEL_CONTROLLER] = registerPodLabelController;

@@ -25,6 +25,7 @@ import {
 } from './routers.ts';
 import { securityGroupRules } from './security-group-rules.ts';
 import { securityGroups } from './security-groups.ts';
+import { subnetPools } from './subnetpools.ts';
 import { subnets } from './subnets.ts';
 import {
   addTag,
@@ -46,6 +47,7 @@ export * from './resource.ts';
 export * from './routers.ts';
 export * from './security-group-rules.ts';
 export * from './security-groups.ts';
+export * from './subnetpools.ts';
 export * from './subnets.ts';
 export * from './tags.ts';
 export * from './trunks.ts';
@@ -57,6 +59,8 @@ export function networkV2(sc: ServiceClient) {
     client: sc,
     networks: networks.bind(sc),
     subnets: subnets.bind(sc),
+    /** Subnet pools; a subnet created with `subnetpool_id` and no `cidr` gets the pool's next free prefix. */
+    subnetPools: subnetPools.bind(sc),
     /** Ports; `createBulk` is all or nothing. */
     ports: ports.bind(sc),
     trunks: {

@@ -52,8 +52,12 @@ export interface SubnetCreateOpts extends SubnetWritable {
   ip_version: 4 | 6;
   /** Required unless `subnetpool_id` is given. */
   cidr?: string;
+  /** Carve the subnet from this pool: the next free block of `prefixlen` (the pool's default when absent). */
   subnetpool_id?: string;
+  /** With `subnetpool_id` and no `cidr`: the block's length. */
   prefixlen?: number;
+  /** The family's default pool instead of `subnetpool_id`. */
+  use_default_subnetpool?: boolean;
   ipv6_ra_mode?: 'slaac' | 'dhcpv6-stateful' | 'dhcpv6-stateless';
   ipv6_address_mode?: 'slaac' | 'dhcpv6-stateful' | 'dhcpv6-stateless';
   project_id?: string;

@@ -24,6 +24,9 @@ import type { EngineContext } from './context.ts';
 import { removeLoadBalancer } from './delete.ts';
 import { ensureLoadBalancer } from './ensure.ts';
 import { findLoadBalancer, type FindResult } from './find.ts';
+import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
+import { ownership } from './ownership.ts';
+import { readState, type CurrentState } from './read.ts';
 import type {
   CallOptions,
   DesiredLoadBalancer,
@@ -60,6 +63,14 @@ export class LoadBalancerEngine {
    */
   remove(desired: DesiredLoadBalancer, options: CallOptions = {}): Promise<RemoveResult> {
     return removeLoadBalancer(this.ctx, desired, options);
+  }
+
+  /**
+   * What `ensure` reads below a load balancer it owns: this identity's listeners, pools, members and
+   * monitors, with their ids, for a caller that records them (Kuryr's KuryrLoadBalancer status).
+   */
+  read(desired: DesiredLoadBalancer, lb: LoadBalancer, options: CallOptions = {}): Promise<CurrentState> {
+    return readState(this.ctx.api, lb, ownership(desired, true), options);
   }
 
   /** The lookup ensure and remove start with. */

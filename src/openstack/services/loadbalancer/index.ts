@@ -10,5 +10,6 @@ export { LoadBalancerEngine, type EngineOptions } from './engine.ts';
 export { findLoadBalancer, type FindResult } from './find.ts';
 export { isOurs as isOurFloatingIp } from './floating-ip.ts';
 export { planChanges, planRemoval, type Plan, type PlanContext, type Step } from './plan.ts';
+export type { CurrentState } from './read.ts';
 export { RecreateWindow } from './recreate.ts';
 export type * from './types.ts';

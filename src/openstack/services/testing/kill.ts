@@ -23,6 +23,8 @@ const WRITE_METHODS = new Set([
   'removeAll',
   'addSubports',
   'removeSubports',
+  'addInterface',
+  'removeInterface',
 ]);
 
 export interface KillableApi<T> {

@@ -10,9 +10,11 @@ import type {
   RouterRecord,
   SecurityGroupRecord,
   SecurityGroupRuleRecord,
+  SubnetPoolRecord,
   SubnetRecord,
   TrunkRecord,
 } from './records.ts';
+import { canSeeSubnetPool, subnetPoolNotFound } from './subnetpools.ts';
 import type { Actor, NeutronState } from './state.ts';
 import {
   floatingIpView,
@@ -21,6 +23,7 @@ import {
   routerView,
   ruleView,
   securityGroupView,
+  subnetPoolView,
   subnetView,
   trunkView,
 } from './views.ts';
@@ -279,6 +282,29 @@ export function trunkList(state: NeutronState, actor: Actor): ListDef<TrunkRecor
     visible: (t) => canSeeOwned(actor, t),
     markerNotFound: notFound.trunk,
     render: trunkView,
+    isAdmin: actor.isAdmin,
+  };
+}
+
+export function subnetPoolList(state: NeutronState, actor: Actor): ListDef<SubnetPoolRecord> {
+  return {
+    collection: 'subnetpools',
+    source: state.subnetPools,
+    filters: {
+      ...STANDARD,
+      name: str,
+      ip_version: int,
+      is_default: bool,
+      shared: bool,
+      address_scope_id: str,
+      default_prefixlen: int,
+      min_prefixlen: int,
+      max_prefixlen: int,
+      default_quota: int,
+    },
+    visible: (p) => canSeeSubnetPool(actor, p),
+    markerNotFound: subnetPoolNotFound,
+    render: subnetPoolView,
     isAdmin: actor.isAdmin,
   };
 }

@@ -12,6 +12,7 @@ import type {
   RouterRecord,
   SecurityGroupRecord,
   SecurityGroupRuleRecord,
+  SubnetPoolRecord,
   SubnetRecord,
   TrunkRecord,
 } from './records.ts';
@@ -31,6 +32,7 @@ interface Snapshot {
   routers: RouterRecord[];
   floatingIps: FloatingIpRecord[];
   trunks: TrunkRecord[];
+  subnetPools?: SubnetPoolRecord[];
   defaultGroups: [string, string][];
   quotas: [string, Partial<QuotaLimits>][];
 }
@@ -49,6 +51,7 @@ export function neutronPersistence(state: NeutronState): Persistent {
         routers: [...state.routers.values()],
         floatingIps: [...state.floatingIps.values()],
         trunks: [...state.trunks.values()],
+        subnetPools: [...state.subnetPools.values()],
         defaultGroups: [...state.defaultGroups.entries()],
         quotas: [...state.quotas.entries()],
       };
@@ -58,6 +61,7 @@ export function neutronPersistence(state: NeutronState): Persistent {
       if (!snap || snap.version !== VERSION) return;
       state.clear();
       state.stdAttrSeq = snap.stdAttrSeq ?? 0;
+      for (const sp of snap.subnetPools ?? []) state.subnetPools.insert(sp);
       for (const n of snap.networks ?? []) {
         state.networks.insert(n);
         reserveSegment(state, n);

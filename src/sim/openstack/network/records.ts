@@ -59,6 +59,22 @@ export interface SubnetRecord extends StandardAttrs {
   service_types: string[];
 }
 
+/** A subnet pool: prefixes subnets are carved from, with the prefix-length bounds Neutron enforces. */
+export interface SubnetPoolRecord extends StandardAttrs {
+  name: string;
+  ip_version: 4 | 6;
+  /** Compacted CIDRs, lowest address first (netaddr.IPSet's order). */
+  prefixes: string[];
+  default_prefixlen: number;
+  min_prefixlen: number;
+  max_prefixlen: number;
+  is_default: boolean;
+  shared: boolean;
+  /** Per-project quota in /32 (IPv4) or /64 (IPv6) units; null is unlimited. */
+  default_quota: number | null;
+  address_scope_id: string | null;
+}
+
 export interface AddressPair {
   ip_address: string;
   mac_address: string;

@@ -21,6 +21,7 @@ import {
   ruleList,
   securityGroupList,
   subnetList,
+  subnetPoolList,
   trunkList,
 } from './lists.ts';
 import { createNetwork, deleteNetwork, NETWORK_ATTRS, updateNetwork } from './networks.ts';
@@ -58,6 +59,13 @@ import {
 } from './security-groups.ts';
 import type { PortRecord } from './records.ts';
 import { actorOf, type Actor, type NeutronState } from './state.ts';
+import {
+  createSubnetPool,
+  deleteSubnetPool,
+  getSubnetPool,
+  SUBNETPOOL_ATTRS,
+  updateSubnetPool,
+} from './subnetpools.ts';
 import { createSubnet, deleteSubnet, SUBNET_ATTRS, updateSubnet } from './subnets.ts';
 import { addTag, clearTags, getTags, hasTag, removeTag, replaceTags } from './tags.ts';
 import { addSubports, createTrunk, deleteTrunk, removeSubports, TRUNK_ATTRS, updateTrunk } from './trunks.ts';
@@ -69,6 +77,7 @@ import {
   routerView,
   ruleView,
   securityGroupView,
+  subnetPoolView,
   subnetView,
   trunkView,
   type View,
@@ -210,6 +219,23 @@ export function neutronRoutes(state: NeutronState, ready: () => void): Route[] {
         remove: (a, id, m) => deleteSubnet(state, a, id, m),
         view: (_a, s) => subnetView(s),
         list: (req, a) => listResponse(req, subnetList(state, a)),
+      },
+      wrap,
+    ),
+    ...crud(
+      {
+        collection: 'subnetpools',
+        resource: 'subnetpool',
+        param: 'subnetpool_id',
+        attrs: SUBNETPOOL_ATTRS,
+        bulk: true,
+        create: (a, b) => createSubnetPool(state, a, b),
+        undo: (p) => deleteSubnetPool(state, ADMIN, p.id),
+        get: (a, id) => getSubnetPool(state, a, id),
+        update: (a, id, b, m) => updateSubnetPool(state, a, id, b, m),
+        remove: (a, id, m) => deleteSubnetPool(state, a, id, m),
+        view: (_a, p) => subnetPoolView(p),
+        list: (req, a) => listResponse(req, subnetPoolList(state, a)),
       },
       wrap,
     ),

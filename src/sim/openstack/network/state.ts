@@ -18,6 +18,7 @@ import type {
   SecurityGroupRecord,
   SecurityGroupRuleRecord,
   StandardAttrs,
+  SubnetPoolRecord,
   SubnetRecord,
   TrunkRecord,
 } from './records.ts';
@@ -62,6 +63,7 @@ export class NeutronState {
   readonly routers = new Collection<RouterRecord>();
   readonly floatingIps = new Collection<FloatingIpRecord>();
   readonly trunks = new Collection<TrunkRecord>();
+  readonly subnetPools = new Collection<SubnetPoolRecord>();
 
   readonly portsByNetwork = new MultiIndex();
   readonly portsByDevice = new MultiIndex();
@@ -140,7 +142,7 @@ export class NeutronState {
     return {
       network: this.networks.countFor(projectId),
       subnet: this.subnets.countFor(projectId),
-      subnetpool: 0,
+      subnetpool: this.subnetPools.countFor(projectId),
       port: this.ports.countFor(projectId),
       router: this.routers.countFor(projectId),
       floatingip: this.floatingIps.countFor(projectId),
@@ -250,6 +252,7 @@ export class NeutronState {
       this.routers,
       this.floatingIps,
       this.trunks,
+      this.subnetPools,
     ] as Collection<{ id: string; project_id: string }>[]) {
       c.clear();
     }

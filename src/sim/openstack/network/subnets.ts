@@ -31,6 +31,7 @@ import {
   type Check,
 } from './schema.ts';
 import type { Actor, NeutronState } from './state.ts';
+import { allocateFromPool, poolForSubnet } from './subnetpools.ts';
 
 const readOnly = { post: false, put: false };
 const IPV6_MODES = ['slaac', 'dhcpv6-stateful', 'dhcpv6-stateless', null];
@@ -202,27 +203,49 @@ export function createSubnet(state: NeutronState, actor: Actor, body: Body): Sub
   const net = getNetwork(state, actor, body.network_id as string);
   if (!actor.isAdmin && net.project_id !== actor.projectId) throw badRequestPolicy();
   const project = state.ownerFor(actor, body.project_id, 'create_subnet');
-  if (body.subnetpool_id) {
-    throw new SimError(404, `Subnet pool ${pyRepr(body.subnetpool_id)} could not be found.`, {
-      type: 'SubnetPoolNotFound',
-    });
+  if (body.cidr !== undefined && body.prefixlen !== undefined) {
+    throw badRequest('subnets', 'cidr and prefixlen must not be supplied together');
   }
-  if (body.use_default_subnetpool === true) {
-    throw badRequest('subnets', `No default subnetpool found for IPv${String(body.ip_version)}`);
-  }
-  if (body.cidr === undefined)
+  const pool = poolForSubnet(state, actor, body);
+  if (!pool && body.cidr === undefined) {
     throw badRequest('subnets', 'a subnetpool must be specified in the absence of a cidr');
+  }
   const version = body.ip_version as 4 | 6;
-  const text = body.cidr as string;
-  const loose = parseCidr(text);
-  if (!loose) throw invalidAttr('cidr', `'${text}' is not a valid IP subnet`);
-  const c = parseCidr(text, true);
-  if (!c)
-    throw invalidAttr(
-      'cidr',
-      `'${text}' isn't a recognized IP subnet cidr, '${formatCidr(loose)}' is recommended`,
+  if (pool && body.cidr === undefined && body.allocation_pools !== undefined) {
+    throw badRequest('subnets', 'allocation_pools allowed only for specific subnet requests.');
+  }
+  if (pool && pool.ip_version !== version) {
+    throw badRequest(
+      'subnets',
+      `Cannot allocate IPv${version} subnet from IPv${pool.ip_version} subnet pool`,
     );
-  if (c.version !== version) throw invalidInput(`Cidr ${text} does not match ip_version ${version}`);
+  }
+  let c: Cidr;
+  if (body.cidr === undefined) {
+    c = allocateFromPool(state, pool!, project, { prefixlen: body.prefixlen as number | undefined });
+  } else {
+    const text = body.cidr as string;
+    const loose = parseCidr(text);
+    if (!loose) throw invalidAttr('cidr', `'${text}' is not a valid IP subnet`);
+    const strict = parseCidr(text, true);
+    if (!strict)
+      throw invalidAttr(
+        'cidr',
+        `'${text}' isn't a recognized IP subnet cidr, '${formatCidr(loose)}' is recommended`,
+      );
+    if (strict.version !== version) throw invalidInput(`Cidr ${text} does not match ip_version ${version}`);
+    c = pool ? allocateFromPool(state, pool, project, { cidr: strict }) : strict;
+  }
+  for (const other of net.subnets) {
+    const s = state.subnets.get(other);
+    if (s && s.ip_version === version && s.subnetpool_id !== (pool?.id ?? null)) {
+      throw new SimError(
+        400,
+        'Subnets hosted on the same network must be allocated from the same subnet pool.',
+        { type: 'NetworkSubnetPoolAffinityError' },
+      );
+    }
+  }
   checkIpv6Modes(version, body, c);
   for (const other of net.subnets) {
     const s = state.subnets.get(other);
@@ -234,7 +257,9 @@ export function createSubnet(state: NeutronState, actor: Actor, body: Body): Sub
   }
   let gateway: bigint | undefined;
   if (body.gateway_ip === undefined) {
-    if (version === 6) gateway = c.network;
+    // A subnet carved from a pool gets the block's first host as gateway, in both families.
+    if (pool && body.cidr === undefined) gateway = c.network + 1n;
+    else if (version === 6) gateway = c.network;
     else if (c.prefixlen < 31) gateway = c.network + 1n;
   } else if (body.gateway_ip !== null) {
     const g = parseIp(body.gateway_ip as string)!;
@@ -263,7 +288,7 @@ export function createSubnet(state: NeutronState, actor: Actor, body: Body): Sub
     name: (body.name as string | undefined) ?? '',
     network_id: net.id,
     ip_version: version,
-    subnetpool_id: null,
+    subnetpool_id: pool?.id ?? null,
     enable_dhcp: (body.enable_dhcp as boolean | undefined) ?? true,
     ipv6_ra_mode: (body.ipv6_ra_mode as string | null | undefined) ?? null,
     ipv6_address_mode: (body.ipv6_address_mode as string | null | undefined) ?? null,

@@ -5,6 +5,7 @@ import { canSeeNetwork, canSeeOwned, canSeePort, canSeeSubnet } from './access.t
 import { invalidInput, notFound, policyNotAuthorized, pyRepr } from './errors.ts';
 import type { StandardAttrs } from './records.ts';
 import type { Actor, NeutronState } from './state.ts';
+import { canSeeSubnetPool } from './subnetpools.ts';
 
 /** neutron's tag column is String(60). */
 const MAX_TAG_LEN = 60;
@@ -47,6 +48,13 @@ const TAGGABLE: Readonly<Record<string, Taggable>> = {
   floatingips: { resource: 'floatingip', find: owned((s) => s.floatingIps) },
   'security-groups': { resource: 'security_group', find: owned((s) => s.securityGroups) },
   trunks: { resource: 'trunk', find: owned((s) => s.trunks) },
+  subnetpools: {
+    resource: 'subnetpool',
+    find: (s, a, id) => {
+      const p = s.subnetPools.get(id);
+      return p && canSeeSubnetPool(a, p) ? p : undefined;
+    },
+  },
 };
 
 function target(

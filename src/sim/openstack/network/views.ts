@@ -13,6 +13,7 @@ import type {
   RouterRecord,
   SecurityGroupRecord,
   SecurityGroupRuleRecord,
+  SubnetPoolRecord,
   SubnetRecord,
   TrunkRecord,
 } from './records.ts';
@@ -79,6 +80,29 @@ export function subnetView(s: SubnetRecord): View {
     updated_at: s.updated_at,
     revision_number: s.revision_number,
     project_id: s.project_id,
+  };
+}
+
+export function subnetPoolView(p: SubnetPoolRecord): View {
+  return {
+    id: p.id,
+    name: p.name,
+    tenant_id: p.project_id,
+    prefixes: p.prefixes,
+    min_prefixlen: p.min_prefixlen,
+    max_prefixlen: p.max_prefixlen,
+    default_prefixlen: p.default_prefixlen,
+    ip_version: p.ip_version,
+    is_default: p.is_default,
+    default_quota: p.default_quota,
+    address_scope_id: p.address_scope_id,
+    shared: p.shared,
+    description: p.description,
+    tags: tagsOf(p),
+    created_at: p.created_at,
+    updated_at: p.updated_at,
+    revision_number: p.revision_number,
+    project_id: p.project_id,
   };
 }
 
