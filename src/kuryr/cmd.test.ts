@@ -123,7 +123,7 @@ describe('buildKuryrController', () => {
     }
   });
 
-  it('a handler or a driver this build does not hold: a KuryrBuildError naming it, before anything starts', async () => {
+  it('a handler whose controller this build does not hold: a KuryrBuildError naming it, before anything starts', async () => {
     const base = {
       cloud: env.target.demo,
       host: '127.0.0.1',
@@ -140,25 +140,6 @@ describe('buildKuryrController', () => {
       (err: unknown) =>
         err instanceof KuryrBuildError &&
         /controller\(s\) pod, networkpolicy, which this build/.test(err.message),
-    );
-    await assert.rejects(
-      buildKuryrController(
-        {
-          ...base,
-          options: withOptions(
-            {
-              kubernetes: { enabledHandlers: [], podSubnetsDriver: 'namespace' },
-              healthServer: { port: 0 },
-              prometheusExporter: { controllerExporterPort: 0 },
-            },
-            env.options,
-          ),
-        },
-        { ...deps, registry: createRegistry({ defaultMetrics: false }) },
-      ),
-      (err: unknown) =>
-        err instanceof KuryrBuildError &&
-        /pod_subnets_driver = namespace is not in this build/.test(err.message),
     );
   });
 });
