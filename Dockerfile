@@ -3,8 +3,9 @@
 #
 # Upstream manifests work with only the image swapped: OCCM's run /bin/openstack-cloud-controller-manager
 # (by path, in `args`), CAPO's run /manager (`command`), the machine-api-operator runs MAPO's
-# /machine-controller-manager (`command`); each is a small wrapper of `shiftstack ccm`, `shiftstack
-# capo` and `shiftstack mapo` (image/bin). Only what runs is shipped: .dockerignore leaves out tests,
+# /machine-controller-manager (`command`), Kuryr's image has kuryr-k8s-controller on its PATH; each
+# is a small wrapper of `shiftstack ccm`, `shiftstack capo`, `shiftstack mapo` and `shiftstack kuryr
+# controller` (image/bin). Only what runs is shipped: .dockerignore leaves out tests,
 # test helpers, benchmarks, scripts and docs (test/image.test.ts checks both).
 FROM node:24-bookworm-slim AS deps
 WORKDIR /app
@@ -24,6 +25,7 @@ COPY --chmod=0755 image/bin/entrypoint image/bin/shiftstack /usr/local/bin/
 COPY --chmod=0755 image/bin/openstack-cloud-controller-manager /bin/openstack-cloud-controller-manager
 COPY --chmod=0755 image/bin/manager /manager
 COPY --chmod=0755 image/bin/machine-controller-manager /machine-controller-manager
+COPY --chmod=0755 image/bin/kuryr-controller /usr/local/bin/kuryr-k8s-controller
 # The kuryr CNI plugin where a CNI bin directory has it ("type": "kuryr-cni", deploy/kuryr/10-kuryr.conflist).
 COPY --chmod=0755 image/bin/kuryr-cni /opt/cni/bin/kuryr-cni
 # Numeric, so a pod's runAsNonRoot can be checked without a runAsUser.

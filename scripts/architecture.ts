@@ -62,6 +62,7 @@ export const PRODUCTION_COMMANDS: readonly string[] = [
   'src/cli/commands/ccm-operator.ts',
   'src/cli/commands/capo.ts',
   'src/cli/commands/openstack.ts',
+  'src/cli/commands/kuryr.ts',
 ];
 
 export interface Violation {

@@ -93,6 +93,7 @@ describe('dependency rule', () => {
         "import { start } from '../../sim/kube/start.ts';\nexport const up = start;\n",
       'src/cli/commands/ccm.ts': "import { parsePort } from './helpers.ts';\nexport const ccm = parsePort;\n",
       'src/cli/commands/ccm-operator.ts': 'export {};\n',
+      'src/cli/commands/kuryr.ts': 'export {};\n',
       'src/cli/commands/helpers.ts': "export { up as parsePort } from './up.ts';\n",
       'src/cli/commands/capo.ts':
         "export const capo = async () => (await import('../../demo/run.ts')).run;\n",
@@ -127,6 +128,7 @@ describe('dependency rule', () => {
       'src/cli/commands/ccm.ts': 'export {};\n',
       'src/cli/commands/ccm-operator.ts': 'export {};\n',
       'src/cli/commands/capo.ts': 'export {};\n',
+      'src/cli/commands/kuryr.ts': 'export {};\n',
       'src/sim/kube/start.ts': 'export const start = 1;\n',
     });
     roots.push(root);

@@ -70,6 +70,12 @@ const COMMANDS: readonly { name: string; description: string; load: () => Promis
       "OpenShift's Machine API provider for OpenStack, a drop-in for machine-api-provider-openstack: Machines on capo's OpenStackServer, MachineSet flavor annotations, migration to Cluster API",
     load: async () => (await import('./commands/mapo.ts')).configureMapo,
   },
+  {
+    name: 'kuryr',
+    description:
+      'Kuryr-Kubernetes, a drop-in for kuryr-controller and kuryr-daemon: pods as Neutron trunk subports, namespace networks, Services on Octavia, NetworkPolicies as security groups, the CNI plugin',
+    load: async () => (await import('./commands/kuryr.ts')).configureKuryr,
+  },
 ];
 
 /**

@@ -39,6 +39,8 @@ import { registerWorkloadRunner, type WorkloadRunner } from './workloads/runner.
 import { buildDemoCapo, type DemoCapo } from './capo.ts';
 import { buildDemoMapo, type DemoMapo } from './mapo.ts';
 import { ALL_KINDS as MAPO_KINDS, crdFiles as mapoCrdFiles, mapoKinds } from '../mapo/api/index.ts';
+import { ALL_KINDS as KURYR_KINDS, crdFiles as kuryrCrdFiles, kuryrKinds } from '../kuryr/api/index.ts';
+import { registerPodKubelet } from './kubelet-pods.ts';
 import { installCrds } from './world.ts';
 import type { World } from './world.ts';
 
@@ -50,6 +52,12 @@ export interface ControllersOptions {
   capo?: boolean;
   /** Who runs the cloud loops (see above); `ccm` by default. */
   cloudLoops?: 'ccm' | 'in-tree';
+  /**
+   * The cluster's pods on Kuryr (kuryr.ts): Kuryr's CRDs installed, the kubelets' pod half
+   * (kubelet-pods.ts) on the demo's manager; the kuryr controller starts in the scenario, once the
+   * installer's part is there.
+   */
+  kuryr?: boolean;
 }
 
 export interface Controllers {
@@ -63,6 +71,8 @@ export interface Controllers {
   mapo: DemoMapo | undefined;
   /** The demo's own manager: kubelets, and caches for the progress view. */
   demo: Manager;
+  /** Pods run on Kuryr (see ControllersOptions.kuryr). */
+  kuryr: boolean;
   kubelets: Kubelets;
   cloudConfPath: string;
   /** Stops every controller (graceful: in-flight reconciles finish). */
@@ -140,6 +150,15 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     cloudProvider: inTree ? 'openstack' : 'external',
     machineAPI: mapo !== undefined,
   });
+  if (opts.kuryr) {
+    await installCrds(world.api, kuryrCrdFiles(), KURYR_KINDS, undefined);
+    registerPodKubelet(demo);
+    demo.informers.informerFor(kinds.Namespace);
+    demo.informers.informerFor(kinds.Pod);
+    demo.informers.informerFor(kuryrKinds.KuryrPort);
+    demo.informers.informerFor(kuryrKinds.KuryrLoadBalancer);
+    demo.informers.informerFor(kuryrKinds.KuryrNetworkPolicy);
+  }
   const workloads = inTree
     ? registerWorkloadRunner(demo, {
         namespaces: [MANAGED_NAMESPACE],
@@ -183,6 +202,7 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     capo,
     mapo,
     demo,
+    kuryr: opts.kuryr === true,
     kubelets,
     cloudConfPath,
     failed,

@@ -7,6 +7,7 @@ import type { Logger } from '../lib/log.ts';
 import { startControllers, type Controllers } from './controllers.ts';
 import { observer } from './observe.ts';
 import { callsText, Progress, seconds } from './progress.ts';
+import { kuryrDemoBuilt } from './kuryr.ts';
 import { runScenario, SERVICE } from './scenario.ts';
 import { ADMIN_CLOUD, DEMO_CLOUD, startWorld, type World } from './world.ts';
 
@@ -57,11 +58,20 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       log: opts.log,
       clusterName: CLUSTER_NAME,
       cloudLoops: 'in-tree',
+      // Once this build holds Kuryr's controllers, the cluster's pods are on Kuryr.
+      kuryr: kuryrDemoBuilt(),
     });
     for (const line of whereToLook(world, controllers)) say(line);
     const view = observer(world, controllers.demo, { machineAPI: controllers.mapo !== undefined });
     progress.start(() => view.state());
-    const result = await runScenario({ world, controllers, progress, once: opts.once, signal: opts.signal });
+    const result = await runScenario({
+      world,
+      controllers,
+      progress,
+      once: opts.once,
+      signal: opts.signal,
+      log: opts.log,
+    });
     progress.stop();
     say(
       `API calls: ${callsText({ kinds: [], waiting: [], openstack: result.openstackCalls ?? view.openstackCalls(), kube: world.kubeRequests() })}`,

@@ -22,6 +22,7 @@ import {
   type OpenStackMachine,
 } from '../capo/api/index.ts';
 import { TAINT_UNINITIALIZED } from '../ccm/node-spec.ts';
+import { createLogger, type Logger } from '../lib/log.ts';
 import { describeCensus, leaks, takeCensus, type Census } from './census.ts';
 import type { Controllers } from './controllers.ts';
 import {
@@ -36,6 +37,7 @@ import { seconds, type Progress } from './progress.ts';
 import type { World } from './world.ts';
 import { legacyLoadBalancerName } from '../ccm/naming.ts';
 import { machineApiSteps, machineApiTeardown, type MachineApiState } from './machine-api.ts';
+import { kuryrSteps, kuryrTeardown, trunkWorkers, type KuryrDemoState } from './kuryr.ts';
 import { handoverSteps, KCM_CALLER, LB_ID_ANNOTATION, UDP_SERVICE, type HandoverState } from './handover.ts';
 import {
   deleteIgnoringMissing,
@@ -68,6 +70,8 @@ export interface ScenarioOptions {
   progress: Progress;
   once: boolean;
   signal: AbortSignal;
+  /** Where the controllers the scenario starts itself log (the kuryr controller); silent without. */
+  log?: Logger;
 }
 
 export interface ScenarioResult {
@@ -80,7 +84,7 @@ export interface ScenarioResult {
 }
 
 /** The objects the scenario made and read back, shared between steps. */
-interface State extends HandoverState, MachineApiState {
+interface State extends HandoverState, MachineApiState, KuryrDemoState {
   manifest?: ClusterManifest;
   census?: Census;
   openstackCalls?: Record<string, number>;
@@ -153,6 +157,7 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
       async run(signal) {
         const m = await loadClusterManifest();
         fillCredentials(m, (cloud) => world.cloudsYaml(cloud));
+        if (controllers.kuryr) trunkWorkers(m);
         state.manifest = m;
         await ensureNamespace(world, m.namespace, signal);
         await applyObjects(
@@ -307,7 +312,16 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
   ];
   const [beforeScale, scale] = [steps.slice(0, -1), steps.slice(-1)];
   const machineApi = controllers.mapo ? machineApiSteps(world, controllers, state, cached) : [];
-  const all = inTree ? [...beforeScale, ...handoverSteps(opts, state), ...scale, ...machineApi] : steps;
+  const kuryr = controllers.kuryr
+    ? kuryrSteps(world, state, cached, {
+        log: (opts.log ?? createLogger({ level: 'silent' })).child({ component: 'kuryr' }),
+        clusterName: () => mustHave(state.manifest, 'the cluster step did not run').clusterName,
+      })
+    : [];
+  const all = [
+    ...(inTree ? [...beforeScale, ...handoverSteps(opts, state), ...scale, ...machineApi] : steps),
+    ...kuryr,
+  ];
   if (!opts.once) return all;
   return [...all, ...teardown(opts, state, cached)];
 }
@@ -320,6 +334,8 @@ function teardown(
   const { world } = opts;
   const api = world.api;
   return [
+    // First: the pods' ports are subports of the workers' trunks, released before the machines go.
+    ...(opts.controllers.kuryr ? [kuryrTeardown(world, state, cached)] : []),
     {
       name: `teardown: delete the Services (the ccm deletes their load balancers and floating IPs)`,
       budgetMs: 60_000,

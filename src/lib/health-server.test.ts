@@ -56,6 +56,34 @@ describe('health server', () => {
     }
   });
 
+  it("answers the same checks on an upstream's own paths (Kuryr's /alive and /ready), nowhere else", async () => {
+    const registry = createRegistry({ defaultMetrics: false });
+    let ready = false;
+    const server = await startHealthServer({
+      port: 0,
+      registry,
+      paths: { healthz: ['/alive'], readyz: ['/ready'] },
+      readyz: [
+        {
+          name: 'informers-synced',
+          check: () => {
+            if (!ready) throw new Error('not synced yet');
+          },
+        },
+      ],
+    });
+    try {
+      assert.equal((await fetch(`${server.url}/alive`)).status, 200);
+      assert.equal((await fetch(`${server.url}/ready`)).status, 500);
+      ready = true;
+      assert.equal((await fetch(`${server.url}/ready`)).status, 200);
+      assert.equal((await fetch(`${server.url}/readyz`)).status, 200);
+      assert.equal((await fetch(`${server.url}/alive/x`)).status, 404);
+    } finally {
+      await server.close();
+    }
+  });
+
   it('over HTTPS, asks the guard first and serves only what it is told to', async () => {
     const registry = createRegistry({ defaultMetrics: false });
     const cert = selfSignedCert({ commonName: 'test', hosts: ['127.0.0.1'] });

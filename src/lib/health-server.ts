@@ -41,6 +41,11 @@ export interface HealthServerOptions {
   log?: Logger;
   /** Bound on each check so a hung dependency cannot hang the probe. */
   checkTimeoutMs?: number;
+  /**
+   * More paths for the same checks, for a component whose upstream probes other paths (Kuryr's
+   * health server answers `/alive` and `/ready`, and OpenShift's manifests probe those).
+   */
+  paths?: { healthz?: readonly string[]; readyz?: readonly string[] };
 }
 
 export interface HealthServer {
@@ -101,9 +106,10 @@ export async function startHealthServer(options: HealthServerOptions): Promise<H
       res.writeHead(200, { 'content-type': options.registry.contentType }).end(body);
       return;
     }
-    if (serveHealth && (path === '/healthz' || path === '/livez'))
+    if (serveHealth && (path === '/healthz' || path === '/livez' || options.paths?.healthz?.includes(path)))
       return respondChecks(res, healthz, url.searchParams.has('verbose'));
-    if (serveHealth && path === '/readyz') return respondChecks(res, readyz, url.searchParams.has('verbose'));
+    if (serveHealth && (path === '/readyz' || options.paths?.readyz?.includes(path)))
+      return respondChecks(res, readyz, url.searchParams.has('verbose'));
     res.writeHead(404, { 'content-type': 'text/plain' }).end('not found\n');
   }
 

@@ -83,6 +83,7 @@ describe('the image (Dockerfile, .dockerignore, image/bin)', () => {
     );
     assert.equal(dest('image/bin/manager'), '/manager');
     assert.equal(dest('image/bin/machine-controller-manager'), '/machine-controller-manager');
+    assert.equal(dest('image/bin/kuryr-controller'), '/usr/local/bin/kuryr-k8s-controller');
     assert.deepEqual(entrypoint, [dest('image/bin/entrypoint')]);
     // Executable in the repository too (tests run them).
     const modes = execFileSync('git', ['ls-files', '-s', 'image/bin'], { cwd: ROOT, encoding: 'utf8' });

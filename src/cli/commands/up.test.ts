@@ -12,6 +12,7 @@ import { after, before, describe, it } from 'node:test';
 import { parse as parseYaml } from 'yaml';
 import { capoKinds, crdFiles } from '../../capo/api/index.ts';
 import { startCcmEnv, type CcmEnv } from '../../ccm/testing/env.ts';
+import { kuryrDemoBuilt } from '../../demo/kuryr.ts';
 import { mapoKinds } from '../../mapo/api/index.ts';
 import { isAlreadyExists, kinds, type KubernetesObject } from '../../kube/index.ts';
 import { testClient } from '../../kube/testing/env.ts';
@@ -94,6 +95,21 @@ describe('shiftstack up', () => {
       out,
       /MachineSet capo-demo-worker-0 deleted with its Machines; server group capo-demo-worker deleted/,
     );
+    // The cluster's pods on Kuryr, once this build holds its controllers (src/kuryr/registry.ts).
+    if (kuryrDemoBuilt()) {
+      assert.match(
+        out,
+        /5 pods Running: demo-frontend\/web-0 10\.\d+\.\d+\.\d+ on capo-demo-md-0-\S+ VLAN \d+, /,
+      );
+      assert.match(
+        out,
+        /web: load balancer \S+ at 10\.\d+\.\d+\.\d+, 3 members; web-public: load balancer \S+ at [\d.]+, 3 members; external IP [\d.]+/,
+      );
+      assert.match(
+        out,
+        /namespaces deleted, the kuryr controller stopped, its subnets and security group removed/,
+      );
+    }
     assert.match(out, /✓ no leaked resources/);
     assert.match(out, /API calls: OpenStack \d+ \(/);
     assert.match(out, /shiftstack up --once: every step held/);

@@ -19,7 +19,12 @@
 import { hostname } from 'node:os';
 import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
-import { startHealthServer, type HealthServer, type RequestGuard } from '../../lib/health-server.ts';
+import {
+  startHealthServer,
+  type HealthServer,
+  type HealthServerOptions,
+  type RequestGuard,
+} from '../../lib/health-server.ts';
 import type { ServingCert } from '../../lib/tls-cert.ts';
 import { createLogger, type Logger } from '../../lib/log.ts';
 import { createRegistry, type Registry } from '../../lib/metrics.ts';
@@ -75,7 +80,7 @@ export interface ManagerOptions {
    */
   disableCacheFor?: readonly ResourceType[];
   /** Serve /healthz, /readyz and (unless `metrics: false`) /metrics here; none when absent. */
-  healthProbe?: ServingOptions & { metrics?: boolean };
+  healthProbe?: ServingOptions & { metrics?: boolean; paths?: HealthServerOptions['paths'] };
   /** Serve /metrics alone here (controller-runtime's metrics server); none when absent. */
   metricsServer?: ServingOptions;
   /** Campaign for a Lease before running controllers; off when absent. */
@@ -227,6 +232,7 @@ export class Manager implements ControllerHost {
       health = await startHealthServer({
         ...serving(this.opts.healthProbe),
         serve: { metrics: this.opts.healthProbe.metrics ?? true, health: true },
+        ...(this.opts.healthProbe.paths ? { paths: this.opts.healthProbe.paths } : {}),
         registry: this.registry,
         log: this.log,
         healthz: [{ name: 'ping', check: () => {} }],

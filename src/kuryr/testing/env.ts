@@ -206,14 +206,26 @@ export async function startKuryrEnv(envOptions: KuryrEnvOptions = {}): Promise<K
 }
 
 async function makeNetwork(os: OpenStackClient): Promise<KuryrNetworkFixture> {
-  const subnetOn = async (name: string, cidr: string) => {
+  const subnetOn = async (name: string, cidr: string, extra: Record<string, unknown> = {}) => {
     const network = await os.network.networks.create({ name });
-    const subnet = await os.network.subnets.create({ network_id: network.id, cidr, ip_version: 4, name });
+    const subnet = await os.network.subnets.create({
+      network_id: network.id,
+      cidr,
+      ip_version: 4,
+      name,
+      ...extra,
+    });
     return { networkId: network.id, subnetId: subnet.id, cidr };
   };
   const nodes = await subnetOn('kuryr-nodes', '10.0.0.0/16');
   const pods = await subnetOn('kuryr-pods', '10.128.0.0/14');
-  const services = await subnetOn('kuryr-services', '172.30.0.0/16');
+  // As OpenShift's installer makes it for Kuryr: twice the cluster's service network (the emulator's
+  // 10.96.0.0/12), Neutron allocating only from the upper half, so a load balancer's VIP can take any
+  // ClusterIP as its fixed address and nothing else Neutron hands out collides with one.
+  const services = await subnetOn('kuryr-services', '10.96.0.0/11', {
+    gateway_ip: '10.127.255.254',
+    allocation_pools: [{ start: '10.112.0.1', end: '10.127.255.253' }],
+  });
   const router = await os.network.routers.create({ name: 'kuryr-router' });
   for (const s of [nodes, pods, services])
     await os.network.routers.addInterface(router.id, { subnet_id: s.subnetId });

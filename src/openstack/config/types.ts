@@ -16,7 +16,8 @@ export interface TlsConfig {
 
 /** Where a config came from, for `whoami` and logs. File paths and variable names only, never values. */
 export interface ConfigSource {
-  kind: 'cloud.conf' | 'clouds.yaml' | 'environment';
+  /** `kuryr.conf`: its `[neutron]` group (src/kuryr/config/neutron.ts). */
+  kind: 'cloud.conf' | 'clouds.yaml' | 'environment' | 'kuryr.conf';
   /** Every file read, in the order read (cloud.conf, then clouds.yaml, then secure.yaml). */
   files: string[];
   /** The clouds.yaml entry used, if any. */

@@ -96,6 +96,8 @@ function keyName(config: Pick<CloudConfig, 'source'>, which: FileKey): string {
       return `clouds.${source.cloud ?? '<cloud>'}.${{ caFile: 'cacert', certFile: 'cert', keyFile: 'key' }[which]}`;
     case 'environment':
       return { caFile: 'OS_CACERT', certFile: 'OS_CERT', keyFile: 'OS_KEY' }[which];
+    case 'kuryr.conf':
+      return `[neutron] ${{ caFile: 'cafile', certFile: 'certfile', keyFile: 'keyfile' }[which]}`;
   }
 }
 

@@ -1,0 +1,138 @@
+/**
+ * `shiftstack kuryr controller`: upstream's kuryr-k8s-controller with its oslo flags
+ * (`--config-file`, repeatable, later files winning; `--config-dir`, every `*.conf` in it in name
+ * order, after the files), plus `--kubeconfig`. Everything else comes from kuryr.conf: the
+ * handlers, the cloud (`[neutron]`, else clouds.yaml / OS_*), HA on the Lease kuryr-controller
+ * (`[kubernetes] controller_ha`), the health and metrics ports. Every problem with the inputs is
+ * reported together before anything starts (exit 2); oslo.log's flags are accepted and each one
+ * given is named in a warning.
+ */
+import { readdir } from 'node:fs/promises';
+import { join } from 'node:path';
+import type { Command } from 'commander';
+import { UsageError } from '../../lib/config.ts';
+import { loadKubeConfig } from '../../kube/index.ts';
+import { processContext } from '../../openstack/config/context.ts';
+import { buildKuryrController, KURYR_LEASE_NAME, KuryrBuildError } from '../../kuryr/cmd.ts';
+import { DEFAULT_CONFIG_FILE, loadKuryrConf } from '../../kuryr/config/kuryr-conf.ts';
+import { neutronCloud } from '../../kuryr/config/neutron.ts';
+import type { CliContext } from '../context.ts';
+import { acceptEveryFlag, Inputs } from '../inputs.ts';
+import { addCompatOptions, bool, compatWarnings, LOGS, value, type CompatFlag } from '../upstream-flags.ts';
+
+interface Flags {
+  configFile?: string[];
+  configDir?: string[];
+  kubeconfig?: string;
+}
+
+/** oslo.log's command-line flags, which upstream's manifests and scripts may pass. */
+export const KURYR_COMPAT_FLAGS: readonly CompatFlag[] = [
+  bool('debug', `${LOGS} (--log-level=debug)`),
+  bool('verbose', LOGS),
+  value('log-file', LOGS),
+  value('log-dir', LOGS),
+  value('log-config-append', LOGS),
+  value('log-date-format', LOGS),
+  bool('use-syslog', LOGS),
+  bool('use-journal', LOGS),
+  bool('use-json', `${LOGS} (--log-format=json)`),
+  bool('use-eventlog', LOGS),
+  bool('watch-log-file', LOGS),
+  value('syslog-log-facility', LOGS),
+];
+
+const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+
+/** `--config-file`s in order, then each `--config-dir`'s `*.conf` in name order (oslo's rule). */
+async function configFiles(flags: Flags, signal: AbortSignal): Promise<string[]> {
+  const files = [...(flags.configFile ?? [])];
+  for (const dir of flags.configDir ?? []) {
+    let names: string[];
+    try {
+      names = await readdir(dir);
+    } catch (err) {
+      throw new UsageError(
+        `--config-dir ${dir}: ${(err as NodeJS.ErrnoException).code === 'ENOENT' ? 'no such directory' : (err as Error).message}. Fix: name the directory holding kuryr.conf`,
+      );
+    }
+    signal.throwIfAborted();
+    files.push(
+      ...names
+        .filter((n) => n.endsWith('.conf'))
+        .sort()
+        .map((n) => join(dir, n)),
+    );
+  }
+  if (files.length === 0) {
+    throw new UsageError(
+      `no kuryr.conf given. Fix: pass --config-file ${DEFAULT_CONFIG_FILE} (or --config-dir with the directory holding it)`,
+    );
+  }
+  return files;
+}
+
+/** `shiftstack kuryr controller`'s flags and action, on the command kuryr.ts made. */
+export function configureKuryrController(command: Command, ctx: CliContext): void {
+  command
+    .option(
+      '--config-file <file>',
+      'kuryr.conf (oslo.config INI); repeat it for more files, a later one winning',
+      collect,
+    )
+    .option(
+      '--config-dir <dir>',
+      "every *.conf in the directory, in name order, after the --config-file's",
+      collect,
+    )
+    .option(
+      '--kubeconfig <file>',
+      "kubeconfig of the cluster (default: KUBECONFIG, ~/.kube/config, then the pod's service account)",
+    )
+    .addHelpText(
+      'after',
+      [
+        '',
+        `With [kubernetes] controller_ha = true, replicas campaign for the Lease ${KURYR_LEASE_NAME} in the`,
+        "pod's namespace (POD_NAMESPACE) and only the leader runs the controllers. Without [neutron]",
+        'auth options in kuryr.conf, the cloud comes from clouds.yaml (OS_CLOUD) or OS_* variables.',
+        "oslo.log's flags (--debug, --log-file, …) are accepted; each one given is named in a warning.",
+      ].join('\n'),
+    )
+    .action(async (flags: Flags, cmd: Command) => {
+      const inputs = new Inputs('shiftstack kuryr controller', cmd);
+      const warnings = compatWarnings(
+        cmd,
+        KURYR_COMPAT_FLAGS,
+        undefined,
+        'is not supported by shiftstack kuryr controller and is ignored',
+      );
+      for (const w of warnings) inputs.warn(w);
+      const files = await inputs.checkAsync(() => configFiles(flags, ctx.signal));
+      const conf = files ? await inputs.checkAsync(() => loadKuryrConf(files, ctx.signal)) : undefined;
+      const cloud = conf
+        ? await inputs.checkAsync(() => neutronCloud(conf.doc, processContext(ctx.signal)))
+        : undefined;
+      for (const w of [...(conf?.warnings ?? []), ...(cloud?.warnings ?? [])]) inputs.warn(w);
+      const kubeConfig = inputs.check(() => loadKubeConfig(flags.kubeconfig));
+      inputs.done();
+
+      const log = ctx.log();
+      for (const w of [...warnings, ...conf!.warnings, ...cloud!.warnings]) log.warn(w);
+      log.info({ files, cloud: cloud!.from }, 'kuryr.conf read');
+      let controller;
+      try {
+        controller = await buildKuryrController(
+          { kubeconfig: flags.kubeconfig, options: conf!.options, cloud: cloud!.config },
+          { log, ...(kubeConfig ? { kubeConfig } : {}) },
+          ctx.signal,
+        );
+      } catch (err) {
+        if (err instanceof KuryrBuildError) throw new UsageError(err.message);
+        throw err;
+      }
+      await controller.run(ctx.signal);
+    });
+  acceptEveryFlag(command);
+  addCompatOptions(command, KURYR_COMPAT_FLAGS);
+}
