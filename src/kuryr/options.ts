@@ -109,6 +109,8 @@ export interface KuryrOptions {
     bridge: string;
   };
   healthServer: { port: number };
+  /** `[cni_health_server] port`: kuryr-daemon's probes (`/alive`, `/ready`). */
+  cniHealthServer: { port: number };
   prometheusExporter: { controllerExporterPort: number; cniExporterPort: number };
 }
 
@@ -170,6 +172,7 @@ export function defaultOptions(): KuryrOptions {
     cniDaemon: { bindAddress: '127.0.0.1:5036', vifAnnotationTimeout: 60, cniTimeout: 180 },
     binding: { defaultDriver: VLAN_BINDING, linkIface: '', bridge: 'kuryr-br0' },
     healthServer: { port: 8082 },
+    cniHealthServer: { port: 8090 },
     prometheusExporter: { controllerExporterPort: 9654, cniExporterPort: 9655 },
   };
 }
@@ -188,7 +191,7 @@ export function withOptions(
   for (const [section, value] of Object.entries(overrides)) {
     if (value === undefined) continue;
     if (typeof value === 'object' && !Array.isArray(value) && value !== null) {
-      out[section] = { ...(out[section] as object), ...(value) };
+      out[section] = { ...(out[section] as object), ...value };
     } else out[section] = value;
   }
   return out as unknown as KuryrOptions;

@@ -42,10 +42,13 @@ export const KURYR_COMPAT_FLAGS: readonly CompatFlag[] = [
   value('syslog-log-facility', LOGS),
 ];
 
-const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+export const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
 /** `--config-file`s in order, then each `--config-dir`'s `*.conf` in name order (oslo's rule). */
-async function configFiles(flags: Flags, signal: AbortSignal): Promise<string[]> {
+export async function configFiles(
+  flags: Pick<Flags, 'configFile' | 'configDir'>,
+  signal: AbortSignal,
+): Promise<string[]> {
   const files = [...(flags.configFile ?? [])];
   for (const dir of flags.configDir ?? []) {
     let names: string[];
