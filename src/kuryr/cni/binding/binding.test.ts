@@ -128,6 +128,35 @@ describe('veth binding in network namespaces', () => {
     assert.match(bed.exec(b, ['ping', '-c', '1', '-W', '5', '10.20.0.14']), / 0% packet loss/);
   });
 
+  it('an ADD after a daemon was killed half way replaces the pair it left on the host', async (t) => {
+    if (skipWithoutNetns(t)) return;
+    const bed = netnsBed(t);
+    const netns = bed.pod();
+    const binding = new VethBinding({ bridge: BRIDGE, ip: bed.ip });
+    const host = hostEndName('c0ffee09', 'eth0');
+    // Killed after `ip link add`, before the pod end moved: both ends still on the host.
+    bed.exec(bed.node, [
+      'ip',
+      'link',
+      'add',
+      'name',
+      host,
+      'type',
+      'veth',
+      'peer',
+      'name',
+      `kp${host.slice(2)}`,
+    ]);
+
+    await binding.connect(pod(9), { netns, containerId: 'c0ffee09' });
+    await binding.check(pod(9), { netns, containerId: 'c0ffee09' });
+    assert.deepEqual(
+      (await bed.ip.links()).map((l) => l.ifname).filter((n) => /^k[vp]/.test(n)),
+      [host],
+      'one host end, no pod end left on the host',
+    );
+  });
+
   it('an ADD that fails half way leaves nothing behind', async (t) => {
     if (skipWithoutNetns(t)) return;
     const bed = netnsBed(t);
