@@ -10,7 +10,7 @@ import { isNotFound } from '../openstack/core/errors.ts';
 import type { CcmConfig } from './config/types.ts';
 import { gatherAddressSources, nodeAddresses, type NodeAddress } from './node-addresses.ts';
 import { additionalLabels, instanceTypeOfFlavor, instanceTypeSteps, zoneOf } from './node-metadata.ts';
-import { providerId, serverIdForRegion } from './provider-id.ts';
+import { providerId, serverIdForRegion } from '../openstack/services/provider-id.ts';
 
 export type ServerLookup =
   | { kind: 'found'; server: Server }

@@ -17,7 +17,7 @@ import { processContext } from '../../openstack/config/context.ts';
 import { warning } from '../../openstack/config/finalize.ts';
 import { Problems } from '../../openstack/config/problems.ts';
 import type { CloudConfig, LoadContext } from '../../openstack/config/types.ts';
-import { regionalProviderIdFromEnv } from '../provider-id.ts';
+import { regionalProviderIdFromEnv } from '../../openstack/services/provider-id.ts';
 import { readSecretRef, withoutCcmGlobalKeys } from './global-secret.ts';
 import { readLoadBalancerClasses } from './load-balancer-class.ts';
 import { readLoadBalancerSection } from './load-balancer.ts';

@@ -25,7 +25,7 @@ import type { LiveConfig } from '../config/types.ts';
 import { NodeReason } from '../events.ts';
 import { findServer, type ServerLookup } from '../instances.ts';
 import { hasTaint, TAINT_SHUTDOWN, TAINT_UNINITIALIZED, withoutTaint } from '../node-spec.ts';
-import { ProviderIdError } from '../provider-id.ts';
+import { ProviderIdError } from '../../openstack/services/provider-id.ts';
 
 export const CLOUD_NODE_LIFECYCLE_CONTROLLER = 'cloud-node-lifecycle';
 

@@ -44,7 +44,7 @@ import {
 } from '../node-spec.ts';
 import { parseOpenStackTime } from '../../openstack/core/time.ts';
 import { ageMs, waitByAge } from '../../openstack/services/wait-by-age.ts';
-import { ProviderIdError } from '../provider-id.ts';
+import { ProviderIdError } from '../../openstack/services/provider-id.ts';
 
 export const CLOUD_NODE_CONTROLLER = 'cloud-node';
 

@@ -34,7 +34,7 @@ import { isNotFound } from '../../openstack/core/errors.ts';
 import type { Port } from '../../openstack/network/v2/ports.ts';
 import type { LiveConfig } from '../config/types.ts';
 import { changedSections } from '../secret/compare.ts';
-import { serverIdForRegion } from '../provider-id.ts';
+import { serverIdForRegion } from '../../openstack/services/provider-id.ts';
 import {
   hasFixedIp,
   hasPair,

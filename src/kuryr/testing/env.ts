@@ -393,6 +393,15 @@ async function applyCrds(api: KubeClient): Promise<void> {
 }
 
 // --- kuryr-pods: pod, kuryrport, kuryrnetwork-population ---
+import { registerKuryrNetworkPopulationController } from '../controllers/kuryrnetwork-population.ts';
+import { registerKuryrPortController } from '../controllers/kuryrport.ts';
+import { registerPodController } from '../controllers/pod.ts';
+KURYR_CONTROLLERS['pod'] = (mgr, ctx) => registerPodController(mgr, ctx);
+KURYR_CONTROLLERS['kuryrport'] = (mgr, ctx) =>
+  // The bed's ports turn ACTIVE within milliseconds: look again soon.
+  registerKuryrPortController(mgr, ctx, { activeWait: { initialMs: 20, maxMs: 500 }, missWaitMs: 500 });
+KURYR_CONTROLLERS['kuryrnetwork-population'] = (mgr, ctx) =>
+  registerKuryrNetworkPopulationController(mgr, ctx, { pollMs: 100 });
 
 // --- kuryr-net: namespace, kuryrnetwork ---
 

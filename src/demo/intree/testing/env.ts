@@ -9,7 +9,7 @@ import { createRegistry } from '../../../lib/metrics.ts';
 import { kinds, type KubernetesObject } from '../../../kube/index.ts';
 import { kubeConfigFrom } from '../../../kube/testing/env.ts';
 import { gatherAddressSources, nodeAddresses } from '../../../ccm/node-addresses.ts';
-import { providerId } from '../../../ccm/provider-id.ts';
+import { providerId } from '../../../openstack/services/provider-id.ts';
 import type { CcmEnv } from '../../../ccm/testing/env.ts';
 import type { Server } from '../../../openstack/compute/v2/servers.ts';
 import { buildInTreeKcm, KCM_DEFAULTS, type InTreeKcm, type InTreeKcmOptions } from '../kcm.ts';

@@ -411,12 +411,34 @@ export function syncTrunk(state: NeutronState, trunkId: string): void {
       sub['binding:vif_details'] = host ? structuredClone(WIRED_VIF_DETAILS) : {};
       state.bump(sub);
     }
-    const subStatus = active ? 'ACTIVE' : 'DOWN';
-    if (sub.status !== subStatus) {
-      sub.status = subStatus;
-      state.bump(sub);
+    if (!active) {
+      state.cancelPending(sub.id);
+      if (sub.status !== 'DOWN') {
+        sub.status = 'DOWN';
+        state.bump(sub);
+      }
+    } else if (sub.status !== 'ACTIVE') {
+      scheduleSubportWiring(state, trunk.id, sub);
     }
   }
+}
+
+/**
+ * A subport of an ACTIVE trunk turns ACTIVE once the agent has wired its VLAN, as its own port
+ * binding does (`neutron.port.bind` later), not the moment it is added: a client waiting for it
+ * (Kuryr's activation) sees it DOWN first. A `stuck` fault on the port keeps it DOWN.
+ */
+function scheduleSubportWiring(state: NeutronState, trunkId: string, sub: PortRecord): void {
+  if (state.cloud.faults.isStuck('neutron', 'port', sub.id)) return;
+  state.schedule(sub.id, state.cloud.timing.transition('neutron.port.bind'), () => {
+    const trunk = state.trunks.get(trunkId);
+    const p = state.ports.get(sub.id);
+    if (!trunk || !p || trunk.status !== 'ACTIVE' || state.trunkBySubport.get(p.id) !== trunkId) return;
+    if (state.cloud.faults.isStuck('neutron', 'port', p.id) || p.status === 'ACTIVE') return;
+    p.status = 'ACTIVE';
+    state.bump(p);
+    state.changed();
+  });
 }
 
 // ---------------------------------------------------------------- update

@@ -139,12 +139,43 @@ describe('neutron: trunks', () => {
     await eventually(
       async () => (await n.get(`/v2.0/trunks/${trunk.id}`, 'demo')).body.trunk.status === 'ACTIVE',
     );
+    await eventually(async () => (await n.get(`/v2.0/ports/${child.id}`)).body.port.status === 'ACTIVE');
     const sub = (await n.get(`/v2.0/ports/${child.id}`)).body.port;
-    assert.equal(sub.status, 'ACTIVE');
     assert.equal(sub['binding:host_id'], 'compute-0');
     t.cloud.network.updatePort(parent.id, { device_id: '', device_owner: '', 'binding:host_id': '' });
     assert.equal((await n.get(`/v2.0/trunks/${trunk.id}`, 'demo')).body.trunk.status, 'DOWN');
     assert.equal((await n.get(`/v2.0/ports/${child.id}`, 'demo')).body.port.status, 'DOWN');
+  });
+
+  it('wires a subport added to an ACTIVE trunk like a port binding: DOWN until the agent is done', async () => {
+    const parent = await port('p-wire');
+    const [wired, held] = [await port('c-wired'), await port('c-held')];
+    const trunk = (await n.post('/v2.0/trunks', { trunk: { port_id: parent.id } }, 'demo')).body.trunk;
+    t.cloud.network.updatePort(parent.id, {
+      device_id: crypto.randomUUID(),
+      device_owner: 'compute:nova',
+      'binding:host_id': 'compute-0',
+    });
+    await eventually(
+      async () => (await n.get(`/v2.0/trunks/${trunk.id}`, 'demo')).body.trunk.status === 'ACTIVE',
+    );
+    // The agent never gets to this one: it stays DOWN while the trunk is ACTIVE.
+    t.cloud.faults.add({ kind: 'stuck', service: 'neutron', resource: 'port', target: held.id });
+    const added = await n.put(
+      `/v2.0/trunks/${trunk.id}/add_subports`,
+      {
+        sub_ports: [
+          { port_id: wired.id, segmentation_type: 'vlan', segmentation_id: 300 },
+          { port_id: held.id, segmentation_type: 'vlan', segmentation_id: 301 },
+        ],
+      },
+      'demo',
+    );
+    assert.equal(added.status, 200);
+    await eventually(async () => (await n.get(`/v2.0/ports/${wired.id}`)).body.port.status === 'ACTIVE');
+    const stuck = (await n.get(`/v2.0/ports/${held.id}`)).body.port;
+    assert.equal(stuck.status, 'DOWN');
+    assert.equal(stuck.device_owner, 'trunk:subport');
   });
 
   it('validates sub_ports and hides trunks of other projects', async () => {

@@ -3,6 +3,7 @@
  * `openstack:///<server-id>`, or `openstack://<region>/<server-id>` with OS_CCM_REGIONAL=true.
  * Parsing accepts what OCCM accepts: both forms, and a value without the scheme (kubernetes issue
  * #85731) such as `/<id>` or `<region>/<id>`. A bare id without any slash is refused, as upstream.
+ * Shared: the CCM writes and reads it, Kuryr finds a Node's server (and so its trunk) by it.
  */
 
 export const PROVIDER_NAME = 'openstack';
