@@ -171,6 +171,10 @@ describe('deploy/kuryr manifests', () => {
     assert.equal(c.securityContext?.privileged, true);
     assert.deepEqual(c.args?.slice(0, 2), ['kuryr', 'daemon']);
     assert.ok(c.args?.includes('--config-file=/etc/kuryr/kuryr.conf'));
+    // The daemon installs the plugin, which enters the daemon's mount namespace by its host pid.
+    assert.ok(c.args?.includes('--cni-bin-dir=/opt/cni/bin'));
+    assert.ok(c.args?.includes('--cni-conf-dir=/etc/cni/net.d'));
+    assert.equal(pod.hostPID, true);
     const mounts = new Map(c.volumeMounts?.map((m) => [m.mountPath, m.name]));
     const volumes = new Map(pod.volumes?.map((v) => [v.name, v]));
     assert.equal(volumes.get(mounts.get('/opt/cni/bin')!)?.hostPath?.path, '/opt/cni/bin');

@@ -111,6 +111,8 @@ export interface KuryrOptions {
     bridge: string;
   };
   healthServer: { port: number };
+  /** `[cni_health_server] port`: kuryr-daemon's probes (`/alive`, `/ready`). */
+  cniHealthServer: { port: number };
   prometheusExporter: { controllerExporterPort: number; cniExporterPort: number };
 }
 
@@ -173,6 +175,7 @@ export function defaultOptions(): KuryrOptions {
     cniDaemon: { bindAddress: '127.0.0.1:5036', vifAnnotationTimeout: 60, cniTimeout: 180 },
     binding: { defaultDriver: VLAN_BINDING, linkIface: '', bridge: 'kuryr-br0' },
     healthServer: { port: 8082 },
+    cniHealthServer: { port: 8090 },
     prometheusExporter: { controllerExporterPort: 9654, cniExporterPort: 9655 },
   };
 }

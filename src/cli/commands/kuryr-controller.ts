@@ -43,13 +43,17 @@ export const KURYR_COMPAT_FLAGS: readonly CompatFlag[] = [
   value('syslog-log-facility', LOGS),
 ];
 
-const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
+export const collect = (v: string, prev: string[] | undefined) => [...(prev ?? []), v];
 
 /**
  * `--config-file`s in order, then each `--config-dir`'s `*.conf` in name order (oslo's rule). A
  * directory that cannot be read is a problem of its own; the files found are still read.
  */
-async function configFiles(flags: Flags, signal: AbortSignal, inputs: Inputs): Promise<string[]> {
+export async function configFiles(
+  flags: Pick<Flags, 'configFile' | 'configDir'>,
+  signal: AbortSignal,
+  inputs: Inputs,
+): Promise<string[]> {
   const files = [...(flags.configFile ?? [])];
   let unreadable = false;
   for (const dir of flags.configDir ?? []) {

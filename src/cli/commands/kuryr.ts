@@ -6,7 +6,6 @@
  * kuryr-gc.ts).
  */
 import type { Command } from 'commander';
-import { UsageError } from '../../lib/config.ts';
 import type { CliContext } from '../context.ts';
 
 type Configure = (command: Command, ctx: CliContext) => void;
@@ -15,26 +14,6 @@ interface Subcommand {
   name: string;
   description: string;
   load: () => Promise<Configure>;
-}
-
-/**
- * A subcommand another area of kuryr builds, by module and export name. Its module may be absent from
- * a tree where that area has not landed: the command then says so instead of failing on an import.
- */
-function optional(name: string, module: string, exported: string): () => Promise<Configure> {
-  return async () => {
-    let mod: Record<string, unknown>;
-    try {
-      mod = (await import(new URL(module, import.meta.url).href)) as Record<string, unknown>;
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== 'ERR_MODULE_NOT_FOUND') throw err;
-      return (command) =>
-        command.action(() => {
-          throw new UsageError(`shiftstack kuryr ${name} is not in this build of shiftstack`);
-        });
-    }
-    return mod[exported] as Configure;
-  };
 }
 
 export const KURYR_SUBCOMMANDS: readonly Subcommand[] = [
@@ -48,7 +27,7 @@ export const KURYR_SUBCOMMANDS: readonly Subcommand[] = [
     name: 'daemon',
     description:
       "Kuryr's CNI daemon (kuryr-daemon), one per node: serves the CNI plugin's requests, binding each pod's VIF into its network namespace",
-    load: optional('daemon', './kuryr-daemon.ts', 'configureKuryrDaemon'),
+    load: async () => (await import('./kuryr-daemon.ts')).configureKuryrDaemon,
   },
   {
     name: 'cni',

@@ -130,6 +130,7 @@ describe('kuryr.conf → KuryrOptions', () => {
     assert.deepEqual(options.vifPool, { ...defaultOptions().vifPool, portsPoolUpdateFrequency: 30 });
     assert.equal(options.cniDaemon.vifAnnotationTimeout, 500);
     assert.equal(options.healthServer.port, 8091);
+    assert.equal(options.cniHealthServer.port, 8090);
     assert.equal(options.prometheusExporter.controllerExporterPort, 9654);
 
     // Every key upstream reads and shiftstack does not act on is named, once, with why; not the
@@ -139,7 +140,6 @@ describe('kuryr.conf → KuryrOptions', () => {
     assert.deepEqual(keys.sort(), [
       '[cni_daemon] docker_mode',
       '[cni_daemon] netns_proc_dir',
-      '[cni_health_server] port',
       '[kubernetes] controller_ha_elector_port',
       '[kubernetes] enabled_handlers',
       '[kubernetes] nodes_subnets_driver',

@@ -104,6 +104,10 @@ export const IGNORED: Readonly<Record<string, Readonly<Record<string, string>>>>
     max_memory_usage: 'no memory check in the health probe; set a memory limit on the pod instead',
   },
   prometheus_exporter: {},
+  cni_health_server: {
+    max_memory_usage: 'no memory check in the health probe; set a memory limit on the pod instead',
+    cg_path: 'no memory check in the health probe; set a memory limit on the pod instead',
+  },
 };
 
 /** Groups upstream reads that shiftstack does not build at all: every key in them is warned about. */
@@ -112,7 +116,6 @@ const IGNORED_GROUPS: Readonly<Record<string, string>> = {
   sriov: 'SR-IOV pods are not built; pods are VLAN subports',
   cache_defaults: 'the drivers cache nothing that outlives a reconcile',
   pool_manager: "the pool manager's HTTP API is not built",
-  cni_health_server: "the CNI daemon's probes are on its health port (shiftstack kuryr daemon)",
   kuryr_kubernetes: "the Python package's location; nothing to find here",
   namespace_sg: 'namespace isolation by security group is not built; use NetworkPolicies',
   namespace_handler_caching: 'the drivers cache nothing that outlives a reconcile',
@@ -319,6 +322,8 @@ export function readKuryrConf(doc: IniDocument, component: KuryrComponent = 'con
 
   const hs = group('health_server');
   o.healthServer.port = hs.port('port', d.healthServer.port);
+  const chs = group('cni_health_server');
+  o.cniHealthServer.port = chs.port('port', d.cniHealthServer.port);
   const pe = group('prometheus_exporter');
   o.prometheusExporter.controllerExporterPort = pe.port(
     'controller_exporter_port',

@@ -1,7 +1,7 @@
 /**
  * kuryr-daemon on one node: the KuryrPort watch of that node, the plugin's endpoint
  * (`[cni_daemon] bind_address`), the exporter (`[prometheus_exporter] cni_exporter_port`, 9655) and
- * the health server (upstream's `[cni_health_server] port`, 8090): ready once the KuryrPort cache
+ * the health server (`[cni_health_server] port`, 8090): ready once the KuryrPort cache
  * has synced, alive while `ip` answers (upstream's liveness asks its netlink library the same).
  */
 import type { Logger } from '../../../lib/log.ts';
@@ -22,8 +22,6 @@ import { startDaemonServer } from './server.ts';
 
 /** Upstream's `[cni_daemon] worker_num`: requests served at once. */
 export const DAEMON_WORKERS = 30;
-/** Upstream's `[cni_health_server] port`, where kuryr-daemon's probes look. */
-export const CNI_HEALTH_PORT = 8090;
 
 export interface KuryrDaemonOptions {
   client: KubeClient;
@@ -38,7 +36,7 @@ export interface KuryrDaemonOptions {
   bindAddress?: string;
   /** Over `[prometheus_exporter] cni_exporter_port` (tests: 0); the exporter listens on every address, as upstream's. */
   exporterPort?: number;
-  /** Over CNI_HEALTH_PORT (tests: 0). */
+  /** Over `[cni_health_server] port` (tests: 0). */
   healthPort?: number;
   /** Where the exporter and the health server listen; every address by default, as upstream's. */
   exporterHost?: string;
@@ -121,11 +119,13 @@ export async function startKuryrDaemon(o: KuryrDaemonOptions): Promise<RunningDa
     });
     started.push(exporter);
     const health = await startHealthServer({
-      port: o.healthPort ?? CNI_HEALTH_PORT,
+      port: o.healthPort ?? options.cniHealthServer.port,
       host: o.exporterHost ?? '',
       registry: o.registry,
       log,
       serve: { metrics: false, health: true },
+      // Upstream's probe paths, which kuryr's DaemonSets use.
+      paths: { healthz: ['/alive'], readyz: ['/ready'] },
       readyz: [
         {
           name: 'kuryrports-synced',
