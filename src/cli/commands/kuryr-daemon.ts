@@ -74,7 +74,9 @@ export function configureKuryrDaemon(command: Command, ctx: CliContext): void {
           'the node is not known. Fix: give --node-name, or set NODE_NAME or KUBERNETES_NODE_NAME (in a DaemonSet: valueFrom.fieldRef spec.nodeName)',
         );
       const files = await inputs.checkAsync(() => configFiles(flags, ctx.signal, inputs));
-      const conf = files ? await inputs.checkAsync(() => loadKuryrConf(files, { component: 'daemon', signal: ctx.signal })) : undefined;
+      const conf = files
+        ? await inputs.checkAsync(() => loadKuryrConf(files, { component: 'daemon', signal: ctx.signal }))
+        : undefined;
       for (const w of conf?.warnings ?? []) inputs.warn(w);
       if (conf) inputs.check(() => bindingFor(conf.options));
       const kubeConfig = inputs.check(() => loadKubeConfig(flags.kubeconfig));
