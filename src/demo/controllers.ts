@@ -40,6 +40,7 @@ import { buildDemoCapo, type DemoCapo } from './capo.ts';
 import { buildDemoMapo, type DemoMapo } from './mapo.ts';
 import { ALL_KINDS as MAPO_KINDS, crdFiles as mapoCrdFiles, mapoKinds } from '../mapo/api/index.ts';
 import { ALL_KINDS as KURYR_KINDS, crdFiles as kuryrCrdFiles, kuryrKinds } from '../kuryr/api/index.ts';
+import { registerEndpointSliceController } from './endpointslices.ts';
 import { registerPodKubelet } from './kubelet-pods.ts';
 import { installCrds } from './world.ts';
 import type { World } from './world.ts';
@@ -54,7 +55,7 @@ export interface ControllersOptions {
   cloudLoops?: 'ccm' | 'in-tree';
   /**
    * The cluster's pods on Kuryr (kuryr.ts): Kuryr's CRDs installed, the kubelets' pod half
-   * (kubelet-pods.ts) on the demo's manager; the kuryr controller starts in the scenario, once the
+   * (kubelet-pods.ts) and the EndpointSlice controller's stand-in (endpointslices.ts) on the demo's manager; the kuryr controller starts in the scenario, once the
    * installer's part is there.
    */
   kuryr?: boolean;
@@ -153,6 +154,8 @@ export async function startControllers(world: World, opts: ControllersOptions): 
   if (opts.kuryr) {
     await installCrds(world.api, kuryrCrdFiles(), KURYR_KINDS, undefined);
     registerPodKubelet(demo);
+    // kube-controller-manager's EndpointSlice controller: the Services' endpoints kuryr's members follow.
+    registerEndpointSliceController(demo);
     demo.informers.informerFor(kinds.Namespace);
     demo.informers.informerFor(kinds.Pod);
     demo.informers.informerFor(kuryrKinds.KuryrPort);

@@ -23,6 +23,7 @@ import { createRegistry } from '../lib/metrics.ts';
 import { loadCloudsYamlText } from '../openstack/config/clouds-yaml.ts';
 import {
   defaultVif,
+  KURYR_LOAD_BALANCER_CLASS,
   kuryrKinds,
   type KuryrLoadBalancer,
   type KuryrNetworkPolicy,
@@ -54,6 +55,7 @@ export interface KuryrDemoState {
     serviceSubnetId: string;
     podNetworkId: string;
     podSubnetId: string;
+    subnetPoolId: string;
     securityGroupId: string;
     routerId: string;
     controller: KuryrController;
@@ -139,7 +141,13 @@ export function kuryrSteps(
           gateway_ip: '10.127.255.254',
           allocation_pools: [{ start: '10.112.0.1', end: '10.127.255.253' }],
         });
-        const podNet = await subnetOn(`${clusterName}-kuryr-pods`, '10.128.0.0/14');
+        // The default driver's one pod subnet, and the pool namespace subnets are cut from (OpenShift's
+        // cluster network 10.128.0.0/14 with its host prefix /23), apart so the router takes both.
+        const podNet = await subnetOn(`${clusterName}-kuryr-pods`, '10.200.0.0/16');
+        const pool = await os.network.subnetPools.create(
+          { name: `${clusterName}-kuryr-pods`, prefixes: ['10.128.0.0/14'], default_prefixlen: 23 },
+          { signal },
+        );
         const sg = await os.network.securityGroups.create(
           { name: `${clusterName}-kuryr-pods`, description: "the pods' default group" },
           { signal },
@@ -160,7 +168,7 @@ export function kuryrSteps(
             serviceSubnet: services.subnetId,
             externalSvcNet: external?.id ?? '',
           },
-          namespaceSubnet: { podRouter: routerId },
+          namespaceSubnet: { podSubnetPool: pool.id, podRouter: routerId },
           podVifNested: { workerNodesSubnets: (osc.status?.network?.subnets ?? []).map((s) => s.id) },
           // Free ports for the health server and the exporter: the demo runs beside other processes.
           healthServer: { port: 0 },
@@ -189,6 +197,7 @@ export function kuryrSteps(
           serviceSubnetId: services.subnetId,
           podNetworkId: podNet.networkId,
           podSubnetId: podNet.subnetId,
+          subnetPoolId: pool.id,
           securityGroupId: sg.id,
           routerId,
           controller,
@@ -270,6 +279,9 @@ export function kuryrSteps(
               metadata: { ...svc },
               spec: {
                 type,
+                // The demo's ccm serves the CAPO cluster's own LoadBalancer Services: kuryr's class
+                // keeps it off this one (on a Kuryr cluster the ccm has load balancers off instead).
+                ...(type === 'LoadBalancer' ? { loadBalancerClass: KURYR_LOAD_BALANCER_CLASS } : {}),
                 selector: { app: 'web' },
                 ports: [{ name: 'http', protocol: 'TCP', port: 80, targetPort: 8080 }],
               },
@@ -335,7 +347,10 @@ export function kuryrSteps(
           const k = cached<KuryrNetworkPolicy>(kuryrKinds.KuryrNetworkPolicy).find(
             (x) => x.metadata?.namespace === POLICY.namespace && x.metadata?.name === POLICY.name,
           );
-          return k?.status?.securityGroupId ? k : undefined;
+          // Its rules written (status.podSelector comes with them): only then do the api pods take the group.
+          return k?.status?.securityGroupId && k.status.podSelector && k.status.securityGroupRules.length > 0
+            ? k
+            : undefined;
         });
         return `security group ${knp.status?.securityGroupId} with ${knp.status?.securityGroupRules?.length ?? 0} rules`;
       },
@@ -377,7 +392,8 @@ export function kuryrTeardown(world: World, state: KuryrDemoState, cached: Cache
         await deleteIgnoringMissing(() => os.network.networks.delete(id, { signal }));
       }
       await deleteIgnoringMissing(() => os.network.securityGroups.delete(k.securityGroupId, { signal }));
-      return 'namespaces deleted, the kuryr controller stopped, its subnets and security group removed';
+      await deleteIgnoringMissing(() => os.network.subnetPools.delete(k.subnetPoolId, { signal }));
+      return 'namespaces deleted, the kuryr controller stopped, its subnets, subnet pool and security group removed';
     },
   };
 }

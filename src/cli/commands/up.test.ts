@@ -95,21 +95,21 @@ describe('shiftstack up', () => {
       out,
       /MachineSet capo-demo-worker-0 deleted with its Machines; server group capo-demo-worker deleted/,
     );
-    // The cluster's pods on Kuryr, once this build holds its controllers (src/kuryr/registry.ts).
-    if (kuryrDemoBuilt()) {
-      assert.match(
-        out,
-        /5 pods Running: demo-frontend\/web-0 10\.\d+\.\d+\.\d+ on capo-demo-md-0-\S+ VLAN \d+, /,
-      );
-      assert.match(
-        out,
-        /web: load balancer \S+ at 10\.\d+\.\d+\.\d+, 3 members; web-public: load balancer \S+ at [\d.]+, 3 members; external IP [\d.]+/,
-      );
-      assert.match(
-        out,
-        /namespaces deleted, the kuryr controller stopped, its subnets and security group removed/,
-      );
-    }
+    // The cluster's pods on Kuryr: pods on their workers' trunks, two Services on Octavia, a policy's group.
+    assert.ok(kuryrDemoBuilt(), 'this build holds every controller of the demo’s Kuryr handlers');
+    assert.match(
+      out,
+      /5 pods Running: demo-frontend\/web-0 10\.\d+\.\d+\.\d+ on capo-demo-md-0-\S+ VLAN \d+, /,
+    );
+    assert.match(
+      out,
+      /web: load balancer \S+ at 10\.\d+\.\d+\.\d+, 3 members; web-public: load balancer \S+ at [\d.]+, 3 members; external IP [\d.]+/,
+    );
+    assert.match(out, /security group \S+ with [1-9]\d* rules/);
+    assert.match(
+      out,
+      /namespaces deleted, the kuryr controller stopped, its subnets, subnet pool and security group removed/,
+    );
     assert.match(out, /✓ no leaked resources/);
     assert.match(out, /API calls: OpenStack \d+ \(/);
     assert.match(out, /shiftstack up --once: every step held/);

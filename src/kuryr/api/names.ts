@@ -30,6 +30,14 @@ export const Annotations = {
   ConfigSource: 'kubernetes.io/config.source',
 } as const;
 
+/**
+ * A `spec.loadBalancerClass` that names kuryr: Kubernetes' cloud service controller (the ccm) leaves
+ * a Service with any class alone, so a LoadBalancer Service carrying this one is kuryr's even where a
+ * ccm with load balancers on runs beside it (the demo). Kuryr serves LoadBalancer Services with no
+ * class too, as upstream does; on a Kuryr cluster the ccm runs with `[LoadBalancer] enabled = false`.
+ */
+export const KURYR_LOAD_BALANCER_CLASS = 'kuryr.openstack.org/octavia';
+
 /** The name of a port waiting in a pool (`KURYR_PORT_NAME`); a port taken by a pod may be renamed after it. */
 export const POOL_PORT_NAME = 'kuryr-pool-port';
 

@@ -35,7 +35,7 @@ import {
 import { Finalizers, kuryrKinds } from '../api/index.ts';
 import type { KuryrContext } from '../context.ts';
 import type { KlbSpec, KuryrLoadBalancer } from '../lb/klb.ts';
-import { klbSpecFor, SERVICE_NAME_LABEL, type KlbSpecOptions } from '../lb/klb-spec.ts';
+import { cloudProviderOwned, klbSpecFor, SERVICE_NAME_LABEL, type KlbSpecOptions } from '../lb/klb-spec.ts';
 import { LbReason } from '../lb/reasons.ts';
 
 export const SERVICE_CONTROLLER = 'service';
@@ -114,6 +114,9 @@ async function reconcileService(
   const klb = await mgr.client.get(KLB, req, { signal });
   if (!svc) return {};
   const result = klbSpecFor(svc, [], opts.spec);
+  const theirs = cloudProviderOwned(svc);
+  if (theirs && !klb && !isDeleting(svc))
+    mgr.events.event(svc, 'Warning', LbReason.ServedByCloudProvider, `not served by kuryr: ${theirs}`);
   if (isDeleting(svc) || result.kind === 'skipped') {
     if (klb) {
       if (!isDeleting(klb)) await ignoreNotFound(mgr.api.delete(KLB, req, { signal }));

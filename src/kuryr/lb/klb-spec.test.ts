@@ -1,7 +1,9 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
+import { Finalizers } from '../api/index.ts';
 import {
+  CLOUD_PROVIDER_FINALIZER,
   klbSpecFor,
   TIMEOUT_CLIENT_DATA_ANNOTATION,
   TIMEOUT_MEMBER_DATA_ANNOTATION,
@@ -128,5 +130,26 @@ describe('klbSpecFor (Service → KuryrLoadBalancer spec)', () => {
       assert.equal(r.kind, 'skipped');
       if (r.kind === 'skipped') assert.match(r.why, why);
     }
+  });
+
+  it('leaves a Service whose load balancer the cloud provider made to it, unless kuryr took it first', () => {
+    const base = svc({
+      type: 'LoadBalancer',
+      clusterIP: '172.30.0.12',
+      selector: { app: 'web' },
+      ports: [{ port: 80 }],
+    });
+    const withFinalizers = (finalizers: string[]) => ({
+      ...base,
+      metadata: { ...base.metadata, finalizers },
+    });
+    const ccm = klbSpecFor(withFinalizers([CLOUD_PROVIDER_FINALIZER]), [], options);
+    assert.equal(ccm.kind, 'skipped');
+    if (ccm.kind === 'skipped') assert.match(ccm.why, /cloud provider's.*enabled = false/);
+    assert.notEqual(
+      klbSpecFor(withFinalizers([CLOUD_PROVIDER_FINALIZER, Finalizers.Service]), [], options).kind,
+      'skipped',
+    );
+    assert.notEqual(klbSpecFor(withFinalizers([]), [], options).kind, 'skipped');
   });
 });

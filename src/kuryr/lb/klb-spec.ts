@@ -15,6 +15,7 @@
  * - `endpointSlices`: the Service's slices of the clusterIP's address family, their endpoints with
  *   addresses, ready, hostname and targetRef, and their ports.
  */
+import { Finalizers } from '../api/index.ts';
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { ipVersion } from '../../lib/cidr.ts';
 import type { KlbEndpointSlice, KlbSpec } from './klb.ts';
@@ -44,13 +45,29 @@ export type SpecResult =
   /** Not a Service kuryr serves: an existing KuryrLoadBalancer of it is deleted. */
   | { kind: 'skipped'; why: string };
 
+/** The finalizer of Kubernetes' cloud service controller (the ccm, or the in-tree provider). */
+export const CLOUD_PROVIDER_FINALIZER = 'service.kubernetes.io/load-balancer-cleanup';
+
 export function servedReason(svc: V1Service): string | undefined {
   const spec = svc.spec ?? {};
   const type = spec.type ?? 'ClusterIP';
   if (!SERVED_TYPES.has(type)) return `type ${type} is not served (ClusterIP and LoadBalancer are)`;
   if (!spec.selector || Object.keys(spec.selector).length === 0) return 'no selector';
   if (!spec.clusterIP || spec.clusterIP === 'None') return 'headless';
-  return undefined;
+  return cloudProviderOwned(svc);
+}
+
+/**
+ * A Service whose load balancer the cloud provider's service controller already made (its finalizer
+ * is on, kuryr's is not) is left to it: two controllers would each make a load balancer and a
+ * floating IP for it. On a Kuryr cluster the ccm runs with `[LoadBalancer] enabled = false` and
+ * never puts that finalizer on; where it did, the reason says so and how to hand the Service over.
+ */
+export function cloudProviderOwned(svc: V1Service): string | undefined {
+  const finalizers = svc.metadata?.finalizers ?? [];
+  if (!finalizers.includes(CLOUD_PROVIDER_FINALIZER) || finalizers.includes(Finalizers.Service))
+    return undefined;
+  return `its load balancer is the cloud provider's (finalizer ${CLOUD_PROVIDER_FINALIZER}); on a Kuryr cluster run the ccm with [LoadBalancer] enabled = false, and recreate the Service for kuryr to serve it`;
 }
 
 export function klbSpecFor(

@@ -17,4 +17,6 @@ export const LbReason = {
   MemberSubnetUnknown: 'MemberSubnetUnknown',
   /** A Service port or annotation kuryr cannot use. */
   ServiceSpecIgnored: 'ServiceSpecIgnored',
+  /** The cloud provider's service controller serves the Service: kuryr leaves it alone. */
+  ServedByCloudProvider: 'ServedByCloudProvider',
 } as const;
