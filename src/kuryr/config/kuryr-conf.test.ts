@@ -144,6 +144,7 @@ describe('kuryr.conf → KuryrOptions', () => {
       '[kubernetes] enabled_handlers',
       '[kubernetes] nodes_subnets_driver',
       '[kubernetes] watch_retry_timeout',
+      '[octavia_defaults] sg_mode',
     ]);
     assert.ok(
       warnings.some((w) =>

@@ -74,6 +74,7 @@ export const IGNORED: Readonly<Record<string, Readonly<Record<string, string>>>>
       "a node's trunk is found from its Node's providerID, so the nodes' subnets are not looked up",
     multi_vif_drivers: 'one interface per pod (no additional VIFs through network attachments)',
     ingress_lbaas_driver: 'OpenShift Routes and Ingress on Octavia are not built',
+    port_debug: "a taken port keeps its pool name; a pod's port is named in its KuryrPort (status.vifs)",
   },
   neutron_defaults: {
     ovs_bridge: "pods are VLAN subports of their node's trunk (nested), never plugged into OVS directly",
@@ -86,7 +87,10 @@ export const IGNORED: Readonly<Record<string, Readonly<Record<string, string>>>>
     pools_vif_drivers: 'one pool driver (nested) for every pod',
     vif_pool_mapping: 'one pool driver (nested) for every pod',
   },
-  octavia_defaults: {},
+  octavia_defaults: {
+    sg_mode:
+      "load balancers keep the security group Octavia gives their VIP port: kuryr does not manage load balancers' groups yet",
+  },
   cni_daemon: {
     daemon_enabled: 'the CNI plugin always hands its requests to the daemon',
     worker_num: 'the daemon serves requests on one event loop, without worker processes',
@@ -214,7 +218,6 @@ export function readKuryrConf(doc: IniDocument, component: KuryrComponent = 'con
   k.oneOf('network_policy_driver', 'default', ['default']);
   o.octaviaDefaults.provider =
     k.text('endpoints_driver_octavia_provider', d.octaviaDefaults.provider) || 'default';
-  o.kubernetes.portDebug = k.bool('port_debug', d.kubernetes.portDebug);
   o.kubernetes.controllerHa = k.bool('controller_ha', d.kubernetes.controllerHa);
   o.kubernetes.enabledHandlers = handlers(k, d.kubernetes.enabledHandlers);
 
@@ -281,7 +284,6 @@ export function readKuryrConf(doc: IniDocument, component: KuryrComponent = 'con
 
   const od = group('octavia_defaults');
   o.octaviaDefaults.memberMode = od.oneOf('member_mode', d.octaviaDefaults.memberMode, ['L3', 'L2']);
-  o.octaviaDefaults.sgMode = od.oneOf('sg_mode', d.octaviaDefaults.sgMode, ['create', 'update']);
   o.octaviaDefaults.enforceSgRules = od.bool('enforce_sg_rules', d.octaviaDefaults.enforceSgRules);
   o.octaviaDefaults.timeoutClientData = od.int('timeout_client_data', d.octaviaDefaults.timeoutClientData, {
     min: 0,
@@ -402,6 +404,8 @@ function harmless(group: string, entry: IniEntry): boolean {
   switch (entry.name) {
     case 'multi_vif_drivers':
       return v === '' || v === 'noop';
+    case 'port_debug':
+      return /^(false|no|off|0)$/i.test(v);
     case 'api_root':
       return v === '';
     case 'token_file':
