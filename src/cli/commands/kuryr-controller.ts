@@ -89,9 +89,9 @@ function rootCommand(cmd: Command): Command {
   return c;
 }
 
-/** `shiftstack kuryr controller`'s flags and action, on the command kuryr.ts made. */
-export function configureKuryrController(command: Command, ctx: CliContext): void {
-  command
+/** oslo.config's `--config-file` and `--config-dir`, as the controller and the daemon take them. */
+export function withOsloConfigFlags(command: Command): Command {
+  return command
     .option(
       '--config-file <file>',
       'kuryr.conf (oslo.config INI); repeat it for more files, a later one winning',
@@ -101,7 +101,12 @@ export function configureKuryrController(command: Command, ctx: CliContext): voi
       '--config-dir <dir>',
       "every *.conf in the directory, in name order, after the --config-file's",
       collect,
-    )
+    );
+}
+
+/** `shiftstack kuryr controller`'s flags and action, on the command kuryr.ts made. */
+export function configureKuryrController(command: Command, ctx: CliContext): void {
+  withOsloConfigFlags(command)
     .option('-d, --debug', "oslo's: log at debug level, as [DEFAULT] debug = true (--log-level, given, wins)")
     .option(
       '--kubeconfig <file>',

@@ -18,7 +18,7 @@ import type { CliContext } from '../context.ts';
 import { acceptEveryFlag, Inputs } from '../inputs.ts';
 import { addCompatOptions, compatWarnings } from '../upstream-flags.ts';
 import { VERSION } from '../version.ts';
-import { collect, configFiles, KURYR_COMPAT_FLAGS } from './kuryr-controller.ts';
+import { configFiles, KURYR_COMPAT_FLAGS, withOsloConfigFlags } from './kuryr-controller.ts';
 
 interface Flags {
   configFile?: string[];
@@ -35,17 +35,7 @@ export function nodeNameOf(flag: string | undefined, env: NodeJS.ProcessEnv): st
 }
 
 export function configureKuryrDaemon(command: Command, ctx: CliContext): void {
-  command
-    .option(
-      '--config-file <file>',
-      'kuryr.conf (oslo.config INI); repeat it for more files, a later one winning',
-      collect,
-    )
-    .option(
-      '--config-dir <dir>',
-      "every *.conf in the directory, in name order, after the --config-file's",
-      collect,
-    )
+  withOsloConfigFlags(command)
     .option('--node-name <name>', "this node's name (default: NODE_NAME, else KUBERNETES_NODE_NAME)")
     .option(
       '--kubeconfig <file>',
