@@ -56,6 +56,8 @@ describe('kuryr end to end: 50 pods, 3 nodes, 2 namespaces, a Service and a Netw
           serviceSecurityGroupsDriver: 'policy',
         },
         namespaceSubnet: { podSubnetPool: pool.id, podRouter: env.net.routerId },
+        // A burst's events on a busy 2-core CI machine come up to a few hundred ms apart.
+        octaviaDefaults: { memberBatchWindowMs: 500 },
       },
     });
     // What a cluster has beside kuryr: the EndpointSlice controller.

@@ -93,6 +93,11 @@ export interface KuryrOptions {
     provider: string;
     /** `lb_algorithm`: the pools' algorithm (ROUND_ROBIN); the ovn provider only has SOURCE_IP_PORT. */
     lbAlgorithm: 'ROUND_ROBIN' | 'LEAST_CONNECTIONS' | 'SOURCE_IP' | 'SOURCE_IP_PORT';
+    /**
+     * Ours: how long endpoint changes must be quiet before a Service's members are written, in
+     * milliseconds (a burst of pods is one batch member update per pool; never longer than 10×).
+     */
+    memberBatchWindowMs: number;
   };
   cniDaemon: {
     /** `bind_address`. */
@@ -171,6 +176,7 @@ export function defaultOptions(): KuryrOptions {
       timeoutMemberData: 0,
       provider: 'default',
       lbAlgorithm: 'ROUND_ROBIN',
+      memberBatchWindowMs: 100,
     },
     cniDaemon: { bindAddress: '127.0.0.1:5036', vifAnnotationTimeout: 60, cniTimeout: 180 },
     binding: { defaultDriver: VLAN_BINDING, linkIface: '', bridge: 'kuryr-br0' },

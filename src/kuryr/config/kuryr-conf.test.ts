@@ -103,6 +103,15 @@ pod_router = router
 `;
 
 describe('kuryr.conf → KuryrOptions', () => {
+  it("reads shiftstack's own options beside upstream's", () => {
+    const { options } = read(
+      `${MINIMAL}[vif_pool]\nbulk_ports_creation_requests = 4\n[octavia_defaults]\nmember_batch_window_ms = 250\n`,
+    );
+    assert.equal(options.vifPool.maxBulkCreatesInFlight, 4);
+    assert.equal(options.octaviaDefaults.memberBatchWindowMs, 250);
+    assert.equal(read(MINIMAL).options.octaviaDefaults.memberBatchWindowMs, 100);
+  });
+
   it("reads the network operator's kuryr.conf into the options upstream's names say", () => {
     const { options, warnings } = read(OPERATOR_KURYR_CONF);
     assert.deepEqual(options.kubernetes.enabledHandlers, [

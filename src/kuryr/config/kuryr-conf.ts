@@ -293,6 +293,14 @@ export function readKuryrConf(doc: IniDocument, component: KuryrComponent = 'con
     min: 0,
     meaning: "the listeners' member data timeout in milliseconds (0: Octavia's default),",
   });
+  o.octaviaDefaults.memberBatchWindowMs = od.int(
+    'member_batch_window_ms',
+    d.octaviaDefaults.memberBatchWindowMs,
+    {
+      min: 0,
+      meaning: "the quiet milliseconds before a Service's endpoint changes become one member update,",
+    },
+  );
   const algorithm = od.entry('lb_algorithm');
   if (algorithm && algorithm.value !== '' && algorithm.value !== 'ROUND_ROBIN') {
     od.warn(algorithm, "ignored: pools use ROUND_ROBIN, upstream's default");

@@ -10,9 +10,10 @@
  *   has its KuryrLoadBalancer deleted; once that is gone (its load balancer released), the Service
  *   finalizer comes off.
  * - endpointslice: `spec.endpointSlices` follows the Service's EndpointSlices. Its queue holds a
- *   Service once however many of its slices changed, and the first change opens a short window
- *   (`coalesceMs`) whose end writes all it gathered, so a burst of pod changes becomes one spec
- *   write, which the engine turns into one batch member update per pool.
+ *   Service once however many of its slices changed, and what changed is written once the changes
+ *   have been quiet for `coalesceMs` (at most 10× that after the first, so a steady stream still
+ *   lands): a burst of pod changes becomes one spec write, which the engine turns into one batch
+ *   member update per pool. A fixed window split bursts whose events a busy API server spread out.
  */
 import type { V1EndpointSlice, V1Service } from '@kubernetes/client-node';
 import { isDeepStrictEqual } from 'node:util';
@@ -45,14 +46,22 @@ export interface ServiceControllerOptions {
   spec: KlbSpecOptions;
   workers?: number | undefined;
   /**
-   * How long the endpointslice controller gathers a Service's endpoint changes before it writes
-   * them (default 100 ms): pods going or becoming ready together reach the slices one event at a
-   * time, and one spec write is one batch member update per pool.
+   * How long a Service's endpoint changes must be quiet before the endpointslice controller writes
+   * them (`[octavia_defaults] member_batch_window_ms`): pods going or becoming ready together reach
+   * the slices one event at a time, and one spec write is one batch member update per pool.
    */
   coalesceMs?: number | undefined;
 }
 
-const DEFAULT_COALESCE_MS = 100;
+/** A stream that never goes quiet is still written this many windows after its first change. */
+const MAX_WINDOWS = 10;
+
+/** A Service's endpoint changes not written yet: since when, the last seen, and when it changed. */
+interface PendingEndpoints {
+  since: number;
+  want: string;
+  changedAt: number;
+}
 
 const KLB = kuryrKinds.KuryrLoadBalancer;
 
@@ -67,6 +76,7 @@ export function serviceOptions(ctx: KuryrContext, workers?: number): ServiceCont
       timeoutClientData: octaviaDefaults.timeoutClientData,
       timeoutMemberData: octaviaDefaults.timeoutMemberData,
     },
+    coalesceMs: octaviaDefaults.memberBatchWindowMs,
     workers,
   };
 }
@@ -86,7 +96,7 @@ export function registerServiceController(mgr: Manager, ctx: KuryrContext, worke
 /** Upstream's `endpoints` handler, on discovery.k8s.io/v1 EndpointSlices. */
 export function registerEndpointSliceController(mgr: Manager, ctx: KuryrContext, workers?: number): void {
   const opts = serviceOptions(ctx, workers);
-  const pendingSince = new Map<string, number>();
+  const pending = new Map<string, PendingEndpoints>();
   mgr
     .controller(ENDPOINTSLICE_CONTROLLER)
     .watches(kinds.EndpointSlice, (es) => {
@@ -96,7 +106,7 @@ export function registerEndpointSliceController(mgr: Manager, ctx: KuryrContext,
     // The KuryrLoadBalancer's create (by the service controller) brings the endpoints in.
     .watches(KLB, (klb) => [sameName(klb)], { predicates: [specOrMetadataChanged()] })
     .withOptions({ maxConcurrentReconciles: opts.workers ?? 4 })
-    .complete((req, signal) => reconcileEndpoints(mgr, opts, pendingSince, req, signal));
+    .complete((req, signal) => reconcileEndpoints(mgr, opts, pending, req, signal));
 }
 
 const sameName = (o: { metadata?: { namespace?: string; name?: string } }): Request => ({
@@ -184,7 +194,7 @@ async function createKlb(
 async function reconcileEndpoints(
   mgr: Manager,
   opts: ServiceControllerOptions,
-  pendingSince: Map<string, number>,
+  pending: Map<string, PendingEndpoints>,
   req: Request,
   signal: AbortSignal,
 ): Promise<Result> {
@@ -192,7 +202,7 @@ async function reconcileEndpoints(
   const klb = await mgr.client.get(KLB, req, { signal });
   const svc = await mgr.client.get(kinds.Service, req, { signal });
   if (!klb || isDeleting(klb) || !svc || isDeleting(svc)) {
-    pendingSince.delete(key);
+    pending.delete(key);
     return {};
   }
   const slices: V1EndpointSlice[] = await mgr.client.list(kinds.EndpointSlice, {
@@ -204,18 +214,26 @@ async function reconcileEndpoints(
   if (result.kind === 'skipped') return {};
   const want = result.spec.endpointSlices ?? [];
   if (isDeepStrictEqual(klb.spec?.endpointSlices ?? [], want)) {
-    pendingSince.delete(key);
+    pending.delete(key);
     return {};
   }
-  // The first change of a burst opens a window; the write at its end carries the whole burst.
+  // Each change of a burst holds the write back until the changes are quiet; the write carries them all.
   const now = mgr.clock.now();
-  const since = pendingSince.get(key) ?? now;
-  const waitMs = since + (opts.coalesceMs ?? DEFAULT_COALESCE_MS) - now;
+  const windowMs = opts.coalesceMs ?? 0;
+  const wantJson = JSON.stringify(want);
+  const seen = pending.get(key);
+  const entry: PendingEndpoints =
+    seen === undefined
+      ? { since: now, want: wantJson, changedAt: now }
+      : seen.want === wantJson
+        ? seen
+        : { since: seen.since, want: wantJson, changedAt: now };
+  const waitMs = Math.min(entry.changedAt + windowMs, entry.since + MAX_WINDOWS * windowMs) - now;
   if (waitMs > 0) {
-    pendingSince.set(key, since);
+    pending.set(key, entry);
     return { requeueAfterMs: waitMs };
   }
-  pendingSince.delete(key);
+  pending.delete(key);
   const draft = clone(klb);
   draft.spec = { ...draft.spec, endpointSlices: want };
   await mergePatch(mgr.api, KLB, klb, draft, { signal });
