@@ -296,5 +296,5 @@ export const ALL_KINDS: readonly Kind<object>[] = [
 
 /** The CRDs of every kind. */
 export function customResourceDefinitions(): CustomResourceDefinition[] {
-  return ALL_KINDS.map(customResourceDefinition);
+  return ALL_KINDS.map((kind) => customResourceDefinition(kind));
 }

@@ -64,6 +64,9 @@ export interface KindDefinition<T> {
   statusSubresource: boolean;
   scaleSubresource?: ScaleSubresource;
   printerColumns?: readonly PrinterColumn[];
+  /** Served but deprecated: the API server warns every client that uses this version. */
+  deprecated?: boolean;
+  deprecationWarning?: string;
   schema: Schema<T>;
 }
 
@@ -108,20 +111,66 @@ export interface CustomResourceDefinition {
       categories?: string[];
     };
     scope: 'Namespaced' | 'Cluster';
-    versions: {
-      name: string;
-      served: boolean;
-      storage: boolean;
-      schema: { openAPIV3Schema: OpenAPISchema };
-      subresources?: { status?: Record<string, never>; scale?: ScaleSubresource };
-      additionalPrinterColumns?: PrinterColumn[];
-    }[];
+    versions: CrdVersion[];
+    conversion?: CrdConversion;
   };
 }
 
-/** The apiextensions.k8s.io/v1 CRD that serves a kind (one served, stored version). */
-export function customResourceDefinition<T extends object>(kind: Kind<T>): CustomResourceDefinition {
-  const d = kind.definition;
+export interface CrdVersion {
+  name: string;
+  served: boolean;
+  storage: boolean;
+  deprecated?: boolean;
+  deprecationWarning?: string;
+  schema: { openAPIV3Schema: OpenAPISchema };
+  subresources?: { status?: Record<string, never>; scale?: ScaleSubresource };
+  additionalPrinterColumns?: PrinterColumn[];
+}
+
+/** Where the API server sends a ConversionReview: a URL, or a Service in the cluster. */
+export interface WebhookClientConfig {
+  url?: string;
+  service?: { namespace: string; name: string; path?: string; port?: number };
+  /** Base64 of the PEM CA bundle that signed the webhook's serving certificate. */
+  caBundle?: string;
+}
+
+/** `spec.conversion`: `None` rewrites apiVersion only; `Webhook` asks the webhook to convert. */
+export type CrdConversion =
+  | { strategy: 'None' }
+  | {
+      strategy: 'Webhook';
+      webhook: { conversionReviewVersions: string[]; clientConfig: WebhookClientConfig };
+    };
+
+export interface CrdOptions {
+  /** The version objects are stored in; the first kind's when unset. */
+  storageVersion?: string;
+  conversion?: CrdConversion;
+}
+
+/**
+ * The apiextensions.k8s.io/v1 CRD that serves a kind: one version, or several versions of one
+ * kind (same group, kind, plural and scope), each with its own schema, in the order given.
+ */
+export function customResourceDefinition(
+  kinds: Kind<object> | readonly Kind<object>[],
+  opts: CrdOptions = {},
+): CustomResourceDefinition {
+  const all: readonly Kind<object>[] = Array.isArray(kinds) ? kinds : [kinds as Kind<object>];
+  const first = all[0];
+  if (!first) throw new Error('a CRD needs at least one version');
+  const d = first.definition;
+  for (const k of all) {
+    const o = k.definition;
+    if (o.group !== d.group || o.kind !== d.kind || o.plural !== d.plural || o.scope !== d.scope) {
+      throw new Error(`${o.kind}.${o.group}/${o.version} is not a version of ${d.kind}.${d.group}`);
+    }
+  }
+  const storage = opts.storageVersion ?? d.version;
+  if (!all.some((k) => k.definition.version === storage)) {
+    throw new Error(`${first.crdName}: the storage version ${storage} is not one of its versions`);
+  }
   const names: CustomResourceDefinition['spec']['names'] = {
     kind: d.kind,
     listKind: `${d.kind}List`,
@@ -130,12 +179,30 @@ export function customResourceDefinition<T extends object>(kind: Kind<T>): Custo
   };
   if (d.shortNames?.length) names.shortNames = [...d.shortNames];
   if (d.categories?.length) names.categories = [...d.categories];
-  const version: CustomResourceDefinition['spec']['versions'][number] = {
+  const labels = Object.assign({}, ...all.map((k) => k.definition.labels ?? {})) as Record<string, string>;
+  return {
+    apiVersion: 'apiextensions.k8s.io/v1',
+    kind: 'CustomResourceDefinition',
+    metadata: { name: first.crdName, ...(Object.keys(labels).length ? { labels } : {}) },
+    spec: {
+      group: d.group,
+      names,
+      scope: d.scope,
+      versions: all.map((k) => crdVersion(k.definition, k.definition.version === storage)),
+      ...(opts.conversion ? { conversion: opts.conversion } : {}),
+    },
+  };
+}
+
+function crdVersion(d: KindDefinition<object>, storage: boolean): CrdVersion {
+  const version: CrdVersion = {
     name: d.version,
     served: true,
-    storage: true,
+    storage,
     schema: { openAPIV3Schema: canonical(d.schema.node) },
   };
+  if (d.deprecated) version.deprecated = true;
+  if (d.deprecationWarning) version.deprecationWarning = d.deprecationWarning;
   if (d.statusSubresource || d.scaleSubresource) {
     version.subresources = {
       ...(d.scaleSubresource ? { scale: { ...d.scaleSubresource } } : {}),
@@ -143,12 +210,7 @@ export function customResourceDefinition<T extends object>(kind: Kind<T>): Custo
     };
   }
   if (d.printerColumns?.length) version.additionalPrinterColumns = d.printerColumns.map((c) => ({ ...c }));
-  return {
-    apiVersion: 'apiextensions.k8s.io/v1',
-    kind: 'CustomResourceDefinition',
-    metadata: { name: kind.crdName, ...(d.labels ? { labels: { ...d.labels } } : {}) },
-    spec: { group: d.group, names, scope: d.scope, versions: [version] },
-  };
+  return version;
 }
 
 export interface CrdFile {
@@ -158,8 +220,12 @@ export interface CrdFile {
 }
 
 /** A kind's CRD as a YAML file, after `header` (a comment saying how it is generated). */
-export function crdFile<T extends object>(kind: Kind<T>, header: string): CrdFile {
-  const crd = customResourceDefinition(kind);
+export function crdFile(
+  kinds: Kind<object> | readonly Kind<object>[],
+  header: string,
+  opts: CrdOptions = {},
+): CrdFile {
+  const crd = customResourceDefinition(kinds, opts);
   // No line folding: one long description stays on one line, which is also how prettier keeps it.
   return {
     name: `${crd.spec.group}_${crd.spec.names.plural}.yaml`,
