@@ -7,7 +7,7 @@ import {
   urlClientConfig,
   type TestConversionWebhook,
 } from './testing/conversion-webhook.ts';
-import { startTestKube, type TestKube } from './testing/harness.ts';
+import { eventually, startTestKube, type TestKube } from './testing/harness.ts';
 
 const CRDS = '/apis/apiextensions.k8s.io/v1/customresourcedefinitions';
 const G1 = '/apis/example.com/v1/namespaces/default/gadgets';
@@ -350,6 +350,24 @@ describe('kube emulator: conversion webhooks across a storage version change, an
       [['g-new']],
       'only what is stored in another version is sent',
     );
+    // The emulator's own controllers patch metadata in the version an object is stored in: the
+    // garbage collector orphans a Gadget stored as v2 although it reads the kind through v1.
+    const owner = await k.req('POST', '/api/v1/namespaces/default/configmaps', {
+      metadata: { name: 'gadget-owner' },
+    });
+    const ref = { apiVersion: 'v1', kind: 'ConfigMap', name: 'gadget-owner', uid: owner.body.metadata.uid };
+    const owned = v1('g-owned', 1);
+    owned.metadata.ownerReferences = [ref];
+    assert.equal((await k.req('POST', G1, owned)).status, 201);
+    assert.equal(stored(k, 'g-owned').apiVersion, 'example.com/v2');
+    const del = await k.req('DELETE', '/api/v1/namespaces/default/configmaps/gadget-owner', {
+      propagationPolicy: 'Orphan',
+    });
+    assert.equal(del.status, 200, del.text);
+    await eventually(() => stored(k, 'g-owned').metadata.ownerReferences === undefined, {
+      what: 'the ownerReference dropped by the garbage collector',
+    });
+    assert.equal(stored(k, 'g-owned').apiVersion, 'example.com/v2');
     // Rewriting an old object stores it in the new storage version.
     const p = await k.req('PATCH', `${G1}/g-old`, { spec: { size: 9 } }, MERGE);
     assert.equal(p.status, 200, p.text);

@@ -667,6 +667,16 @@ export class Rest {
     return opts.deferStorage ? opts.live : this.getStored(def, namespace, name);
   }
 
+  /**
+   * The emulator's own controllers (GC, namespace and CRD cleanup) patch metadata, which is the
+   * same in every version: an object of a webhook-converted kind stored in another version than
+   * `def`'s is patched in the version it is stored in, so nothing needs the webhook.
+   */
+  private storedVersionDef(def: ResourceDef, old: Obj, opts: InternalWrite): ResourceDef {
+    if (!def.webhookConversion || opts.deferStorage || old.apiVersion === apiVersionOf(def)) return def;
+    return this.deps.registry.byKind(asString(old.apiVersion) ?? '', def.kind) ?? def;
+  }
+
   /** A webhook-converted object that is not in the storage version cannot be stored as it is. */
   private mustConvert(def: ResourceDef, obj: Obj, opts: InternalWrite): boolean {
     const wc = def.webhookConversion;
@@ -728,6 +738,8 @@ export class Rest {
     if (type === 'apply') return this.applyPatch(def, namespace, name, raw, opts);
     const old = this.liveOf(def, namespace, name, opts);
     if (!old) throw apiErrors.notFound(groupResource(def), name);
+    const inStored = this.storedVersionDef(def, old, opts);
+    if (inStored !== def) return this.patch(inStored, namespace, name, type, raw, opts);
     const current = this.out(def, old);
     let patched: unknown;
     try {
