@@ -293,3 +293,35 @@ export async function callConversionWebhook(call: ConversionCall): Promise<Obj[]
     return converted;
   });
 }
+
+export interface ServiceEndpoint {
+  namespace: string;
+  name: string;
+  port: number;
+  /** The base URL the Service's port is reached at from the emulator. */
+  url: string;
+}
+
+/** `namespace/name:port=https://host:port` (the `--service-endpoint` of `shiftstack sim kube`). */
+export function parseServiceEndpoint(text: string): ServiceEndpoint {
+  const m = /^([a-z0-9-]+)\/([a-z0-9-]+):(\d+)=(https:\/\/\S+)$/.exec(text);
+  const port = Number(m?.[3]);
+  if (!m || !Number.isInteger(port) || port < 1 || port > 65535) {
+    throw new Error(
+      `expected namespace/name:port=https://host:port (a Service's port and where the emulator reaches it), got ${JSON.stringify(text)}`,
+    );
+  }
+  let url: URL;
+  try {
+    url = new URL(m[4] as string);
+  } catch {
+    throw new Error(`not a URL: ${JSON.stringify(m[4])}`);
+  }
+  return { namespace: m[1] as string, name: m[2] as string, port, url: url.origin };
+}
+
+/** A resolver answering for the given Service ports and nothing else. */
+export function serviceResolverOf(endpoints: ServiceEndpoint[]): ServiceResolver {
+  return (svc) =>
+    endpoints.find((e) => e.namespace === svc.namespace && e.name === svc.name && e.port === svc.port)?.url;
+}
