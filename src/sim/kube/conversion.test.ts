@@ -62,6 +62,7 @@ describe('kube emulator: CRD conversion webhooks', () => {
   });
   beforeEach(() => {
     hook.mode = 'ok';
+    hook.hold = undefined;
     hook.reviews.length = 0;
   });
 
@@ -130,6 +131,57 @@ describe('kube emulator: CRD conversion webhooks', () => {
     assert.equal(u.body.metadata.generation, 3);
     const stale = await k.req('PUT', `${G2}/g-patch`, cur.body);
     assert.equal(stale.status, 409, 'the resourceVersion it was read at is gone');
+  });
+
+  it('a patch whose object changed while the webhook answered starts again from the new object', async () => {
+    await k.req('POST', G1, v1('g-race', 1));
+    let release!: () => void;
+    hook.hold = { desiredAPIVersion: 'example.com/v1', until: new Promise<void>((r) => (release = r)) };
+    const patching = k.req('PATCH', `${G2}/g-race`, { spec: { color: 'blue' } }, MERGE);
+    await eventually(() => hook.reviews.some((r) => r.desiredAPIVersion === 'example.com/v1'), {
+      what: 'the patch waiting for its conversion to v1',
+    });
+    const other = await k.req('PATCH', `${G1}/g-race`, { spec: { size: 9 } }, MERGE);
+    assert.equal(other.status, 200, other.text);
+    hook.hold = undefined;
+    release();
+    const p = await patching;
+    assert.equal(p.status, 200, p.text);
+    assert.deepEqual(p.body.spec, { dimensions: { size: 9, unit: 'cm' }, color: 'blue' });
+    assert.equal(stored(k, 'g-race').spec.size, 9, 'the other write is not lost');
+    assert.equal(stored(k, 'g-race').spec.color, 'blue');
+  });
+
+  it('writes /status and deletes in the other version, answering in it', async () => {
+    await k.req('POST', G1, v1('g-status', 1));
+    const cur = await k.req('GET', `${G2}/g-status`);
+    const st = await k.req('PUT', `${G2}/g-status/status`, { ...cur.body, status: { phase: 'Ready' } });
+    assert.equal(st.status, 200, st.text);
+    assert.equal(st.body.apiVersion, 'example.com/v2');
+    assert.equal(stored(k, 'g-status').status.phase, 'Ready');
+    assert.equal(stored(k, 'g-status').apiVersion, 'example.com/v1');
+    const d = await k.req('DELETE', `${G2}/g-status`);
+    assert.equal(d.status, 200, d.text);
+    assert.equal(d.body.apiVersion, 'example.com/v2');
+    assert.equal(d.body.spec.dimensions.size, 1);
+    assert.equal(stored(k, 'g-status'), undefined);
+  });
+
+  it('ends a watch with an ERROR event when an event cannot be converted', async () => {
+    const rv = (await k.req('GET', G1)).body.metadata.resourceVersion;
+    const w = await k.watch(`${G2}?watch=true&resourceVersion=${rv}&labelSelector=set%3Dwatch-fail`);
+    await k.req('POST', G1, v1('g-watch-ok', 1, { set: 'watch-fail' }));
+    const first = await w.next();
+    assert.equal(first.type, 'ADDED');
+    hook.mode = 'fail';
+    await k.req('POST', G1, v1('g-watch-fail', 1, { set: 'watch-fail' }));
+    const e = await w.next();
+    assert.equal(e.type, 'ERROR');
+    assert.equal(
+      e.object.message,
+      'Internal error occurred: conversion webhook for example.com/v1, Kind=Gadget failed: spec.size cannot be converted',
+    );
+    await w.ended;
   });
 
   it('lists in the other version with one review for all items', async () => {

@@ -25,7 +25,10 @@ import { prune } from './schema.ts';
 import type { Store } from './store.ts';
 import { apiVersionOf, type ResourceDef } from './types.ts';
 
-/** Patches retried when the object changed while their conversion was in flight (etcd's GuaranteedUpdate). */
+/**
+ * Patches retried when the object changed while their conversion was in flight, at once and at
+ * most this often, as etcd's GuaranteedUpdate retries on a stale object.
+ */
 const PATCH_RETRIES = 5;
 
 export interface ConversionOptions {

@@ -684,7 +684,7 @@ export class Rest {
     if (opts.deferStorage) return true;
     // In-process writes (the emulator's own controllers) cannot wait for a webhook.
     throw apiErrors.internal(
-      `${def.resource}.${def.group} ${nameOf(obj)}: ${apiVersionOf(def)} must be converted by the CRD's webhook; write it over HTTP or in ${wc.storageVersion}`,
+      `${def.resource}.${def.group} ${nameOf(obj)}: a write in ${def.version} needs the CRD's conversion webhook, which in-process writes and /scale do not call; write it in ${wc.storageVersion}`,
     );
   }
 

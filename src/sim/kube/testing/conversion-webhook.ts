@@ -17,6 +17,8 @@ export interface TestConversionWebhook {
   /** Every review received, in order. */
   reviews: { desiredAPIVersion: string; objects: any[]; reviewVersion: string }[];
   mode: WebhookMode;
+  /** Reviews to this desired apiVersion wait for `until` before they are answered. */
+  hold: { desiredAPIVersion: string; until: Promise<void> } | undefined;
   close(): Promise<void>;
 }
 
@@ -58,15 +60,17 @@ export async function startConversionWebhook(): Promise<TestConversionWebhook> {
     caPem: cert.certPem,
     reviews: [],
     mode: 'ok',
+    hold: undefined,
     close: () => new Promise<void>((resolve) => server.close(() => resolve())),
   };
   const server: Server = createServer({ key: cert.keyPem, cert: cert.certPem }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', () => {
+    req.on('end', async () => {
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const { uid, desiredAPIVersion, objects } = review.request;
       hook.reviews.push({ desiredAPIVersion, objects, reviewVersion: review.apiVersion });
+      if (hook.hold?.desiredAPIVersion === desiredAPIVersion) await hook.hold.until;
       if (hook.mode === 'http-500') {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end('webhook crashed');
