@@ -66,11 +66,13 @@ export async function startConversionWebhook(): Promise<TestConversionWebhook> {
   const server: Server = createServer({ key: cert.keyPem, cert: cert.certPem }, (req, res) => {
     const chunks: Buffer[] = [];
     req.on('data', (c: Buffer) => chunks.push(c));
-    req.on('end', async () => {
+    req.on('end', () => void answer());
+    const answer = async () => {
       const review = JSON.parse(Buffer.concat(chunks).toString('utf8'));
       const { uid, desiredAPIVersion, objects } = review.request;
       hook.reviews.push({ desiredAPIVersion, objects, reviewVersion: review.apiVersion });
-      if (hook.hold?.desiredAPIVersion === desiredAPIVersion) await hook.hold.until;
+      const hold = hook.hold;
+      if (hold && hold.desiredAPIVersion === desiredAPIVersion) await hold.until;
       if (hook.mode === 'http-500') {
         res.writeHead(500, { 'content-type': 'text/plain' });
         res.end('webhook crashed');
@@ -95,7 +97,7 @@ export async function startConversionWebhook(): Promise<TestConversionWebhook> {
       });
       res.writeHead(200, { 'content-type': 'application/json' });
       res.end(body);
-    });
+    };
   });
   await new Promise<void>((resolve) => server.listen(0, '127.0.0.1', resolve));
   hook.url = `https://127.0.0.1:${(server.address() as AddressInfo).port}/convert`;
