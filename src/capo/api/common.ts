@@ -429,13 +429,15 @@ export type CapiCondition = Infer<typeof condition>;
 /** Set once the infrastructure is provisioned (Cluster API v1beta2 contract). */
 export const initialization = object({ provisioned: boolean() });
 
-export const apiEndpoint = object(
-  {
-    host: string({ description: 'The hostname or IP of the API server.' }),
-    port: integer({ format: 'int32', description: 'The port of the API server.' }),
-  },
-  { required: ['host', 'port'] },
-);
+/**
+ * Cluster API's APIEndpoint. Neither field is required (as in Cluster API v1beta2, whose objects
+ * are stored as v1beta1): a host without a port gets the API server port (`apiServerPort`, 6443)
+ * from the controller.
+ */
+export const apiEndpoint = object({
+  host: string({ description: 'The hostname or IP of the API server.' }),
+  port: integer({ format: 'int32', description: 'The port of the API server; the API server port when unset.' }),
+});
 export type APIEndpoint = Infer<typeof apiEndpoint>;
 
 export const failureDomains = map(

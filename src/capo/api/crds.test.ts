@@ -254,6 +254,27 @@ describe('CAPO CRDs', () => {
       }
     });
 
+    it('accepts what CAPO accepts: a controlPlaneEndpoint with only a host, a primary subnet among several', async () => {
+      const osc: Obj = {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+        kind: 'OpenStackCluster',
+        metadata: { name: 'host-only' },
+        spec: {
+          identityRef: { name: 'cloud-config', cloudName: 'openstack' },
+          network: { filter: { name: 'user-net' } },
+          subnets: [{ filter: { name: 'a' } }, { filter: { name: 'b' } }, { filter: { name: 'c' } }],
+          primarySubnet: { filter: { name: 'b' } },
+          controlPlaneEndpoint: { host: 'api.example.com' },
+        },
+      };
+      const created = await kube.req('POST', `${pathOf(osc)}?fieldValidation=Strict`, osc);
+      assert.equal(created.status, 201, created.text);
+      const read = (await kube.req('GET', pathOf(osc, 'host-only'))).body as OpenStackCluster;
+      assert.deepEqual(read.spec.controlPlaneEndpoint, { host: 'api.example.com' });
+      assert.deepEqual(read.spec.primarySubnet, { filter: { name: 'b' } });
+      assert.deepEqual(specValidators.OpenStackCluster(read), []);
+    });
+
     it('refuses what the structural schema forbids', async () => {
       const machine = (spec: Record<string, unknown>, name: string): Obj => ({
         apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',

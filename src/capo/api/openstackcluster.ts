@@ -121,9 +121,9 @@ export const openStackClusterSpec = object(
     router: routerParam.describe('An existing router to use with managedSubnets.'),
     network: networkParam.describe('An existing network, when managedSubnets is empty.'),
     subnets: array(subnetParam, {
-      maxItems: 2,
       listType: 'atomic',
-      description: 'Existing subnets of network (one IPv4, one IPv6); all of them when empty.',
+      description:
+        'Existing subnets of network (one IPv4, one IPv6; more with primarySubnet, as CAPO v1beta2 allows); all of them when empty.',
     }),
     primarySubnet: subnetParam.describe(
       'The subnet of the API load balancer VIP and of machines’ default port when several are given; the first when unset.',

@@ -276,13 +276,14 @@ export function validateOpenStackClusterSpec(
       c.add(`${path}.managedSubnets[${i}].cidr`, 'is required', 'set the subnet CIDR, e.g. 10.6.0.0/24');
   });
   const subnets = list(s.subnets);
-  if (subnets.length > 2) {
+  if (subnets.length > 2 && !set(s.primarySubnet)) {
     c.add(
       `${path}.subnets`,
-      `has ${subnets.length} subnets; at most 2 (one IPv4, one IPv6)`,
-      'keep at most one subnet per IP version',
+      `has ${subnets.length} subnets; at most 2 (one IPv4, one IPv6) without a primarySubnet`,
+      'keep at most one subnet per IP version, or name the one the API load balancer uses in primarySubnet',
     );
   }
+  param(c, s.primarySubnet, `${path}.primarySubnet`, 'subnet');
   subnets.forEach((sn, i) => param(c, sn, `${path}.subnets[${i}]`, 'subnet'));
   param(c, s.router, `${path}.router`, 'router');
   param(c, s.network, `${path}.network`, 'network');
