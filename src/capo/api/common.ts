@@ -436,7 +436,10 @@ export const initialization = object({ provisioned: boolean() });
  */
 export const apiEndpoint = object({
   host: string({ description: 'The hostname or IP of the API server.' }),
-  port: integer({ format: 'int32', description: 'The port of the API server; the API server port when unset.' }),
+  port: integer({
+    format: 'int32',
+    description: 'The port of the API server; the API server port when unset.',
+  }),
 });
 export type APIEndpoint = Infer<typeof apiEndpoint>;
 
