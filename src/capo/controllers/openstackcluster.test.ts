@@ -628,7 +628,7 @@ describe('OpenStackCluster controller', () => {
       [primary.id, first.id, third.id],
       'the primary subnet first: machines get their first fixed IP there',
     );
-    const lb = await env.admin.loadBalancer.loadBalancers.get(osc.status!.apiServerLoadBalancer!.id);
+    const lb = await env.admin.loadBalancer.loadBalancers.get(osc.status.apiServerLoadBalancer!.id);
     assert.equal(lb.vip_subnet_id, primary.id);
     assert.deepEqual(osc.spec.controlPlaneEndpoint, { host: 'api.multi.example.com', port: 6443 });
     assert.equal(
