@@ -142,7 +142,15 @@ function ports(c: Collector, value: unknown, path: string): void {
     });
     list(port.securityGroups).forEach((sg, j) => param(c, sg, `${p}.securityGroups[${j}]`, 'security group'));
     param(c, port.qosPolicy, `${p}.qosPolicy`, 'QoS policy');
-    if (port.disablePortSecurity === true && list(port.securityGroups).length > 0) {
+    const { disablePortSecurity: disable, enablePortSecurity: enable } = port;
+    if (typeof disable === 'boolean' && typeof enable === 'boolean' && disable === enable) {
+      c.add(
+        `${p}.enablePortSecurity`,
+        `contradicts disablePortSecurity: ${String(disable)}`,
+        'keep only enablePortSecurity (CAPO’s newer spelling)',
+      );
+    }
+    if ((disable === true || enable === false) && list(port.securityGroups).length > 0) {
       c.add(
         `${p}.securityGroups`,
         'a port without port security cannot have security groups',
