@@ -77,6 +77,12 @@ export interface CcmOptions {
   /** Upstream `--concurrent-service-syncs` (1). */
   concurrentServiceSyncs?: number | undefined;
   /**
+   * Upstream `--kube-api-qps` (20) and `--kube-api-burst` (30): a cluster with a thousand Services
+   * needs more, since each costs about four writes to become ready.
+   */
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  /**
    * The secure port: HTTPS `/healthz`, `/readyz`, `/livez` and `/metrics`, every request
    * authenticated and authorized through the API server; 0: none (as upstream `--secure-port=0`).
    */
@@ -126,6 +132,8 @@ export const CCM_DEFAULTS: Omit<CcmOptions, 'cloudConfig' | 'kubeconfig'> = {
   nodeMonitorPeriodMs: 5_000,
   nodeStatusUpdateFrequencyMs: 300_000,
   concurrentNodeSyncs: 1,
+  kubeApiQps: 20,
+  kubeApiBurst: 30,
   securePort: 10258,
   bindAddress: '0.0.0.0',
   authorizationAlwaysAllowPaths: ['/healthz', '/readyz', '/livez'],
@@ -239,6 +247,8 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   const manager = new Manager({
     name: 'cloud-controller-manager',
     kubeConfig,
+    qps: opts.kubeApiQps,
+    burst: opts.kubeApiBurst,
     log,
     registry,
     ...(deps.clock ? { clock: deps.clock } : {}),
