@@ -215,7 +215,6 @@ const create = {
   reconciles: (await reconciles(ccm.registry))['service']! - (rec0['service'] ?? 0),
 };
 say(`all ${N_SERVICES} Services have an address`);
-const heapServices = heapMb();
 
 /* Steady state: nothing to do, nothing written. */
 

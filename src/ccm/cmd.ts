@@ -216,6 +216,8 @@ export interface CcmDeps {
   serviceBackoff?: ServiceControllerOptions['backoff'];
   /** The service controller's failure back-off (upstream's 5 s to 300 s; scaled the same way). */
   serviceRetry?: ServiceControllerOptions['retry'];
+  /** The service controller's node batch window (tests). */
+  serviceNodeBatchWindowMs?: number;
   /** The manager's clock (tests move it); the system's by default. */
   clock?: Clock;
 }
@@ -320,6 +322,9 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
         workers: opts.concurrentServiceSyncs ?? 1,
         ...(deps.serviceBackoff ? { backoff: deps.serviceBackoff } : {}),
         ...(deps.serviceRetry ? { retry: deps.serviceRetry } : {}),
+        ...(deps.serviceNodeBatchWindowMs !== undefined
+          ? { nodeBatchWindowMs: deps.serviceNodeBatchWindowMs }
+          : {}),
       });
     } else {
       // Upstream: LoadBalancer() returns false and the service controller is not started.
