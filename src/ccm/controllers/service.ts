@@ -43,6 +43,7 @@ import type { OpenStackApi } from '../secret/rotating-client.ts';
 import type { ApiVersion } from '../../openstack/core/api-version.ts';
 import { ApiVersionError } from '../../openstack/core/errors.ts';
 import {
+  AMPHORA_PHASES,
   LoadBalancerEngine,
   RecreateWindow,
   type BackoffPolicy,
@@ -89,10 +90,11 @@ export interface ServiceControllerOptions {
   /** How soon members without a port on the member subnet are looked for again (1 min). */
   portlessRetryMs?: number;
   /**
-   * The engine's PENDING requeue floor and cap (1 s, 10 s): a benchmark on a time-scaled cloud scales
-   * them too; `stuckAfterMs` here wins over the option above (tests).
+   * The engine's PENDING requeue floor and cap (1 s, 10 s) and Octavia's expected phase durations
+   * (AMPHORA_PHASES: the first look after a write, then fine polls): a benchmark on a time-scaled
+   * cloud scales them too; `stuckAfterMs` here wins over the option above (tests).
    */
-  backoff?: Partial<Pick<BackoffPolicy, 'initialMs' | 'maxMs' | 'stuckAfterMs'>>;
+  backoff?: Partial<Pick<BackoffPolicy, 'initialMs' | 'maxMs' | 'stuckAfterMs' | 'phases'>>;
   /**
    * The work queue's per-Service failure back-off: upstream's service controller waits 5 s after a
    * failed sync, doubling up to 300 s (minRetryDelay, maxRetryDelay), reset by a success.
@@ -232,7 +234,7 @@ class ServiceReconciler {
       ...opts,
     };
     this.engine = new LoadBalancerEngine(os, {
-      backoff: { stuckAfterMs: this.opts.stuckAfterMs, ...this.opts.backoff },
+      backoff: { stuckAfterMs: this.opts.stuckAfterMs, phases: AMPHORA_PHASES, ...this.opts.backoff },
     });
     this.metrics = reconcileMetrics(mgr.registry);
     this.securityGroups = new MemberSecurityGroups(os);
