@@ -11,6 +11,13 @@ import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
 import { loadKubeConfig, Manager, podNamespace } from '../kube/index.ts';
 import { secureServing, type SecureServing } from '../kube/secure-serving.ts';
+import {
+  ConversionWebhook,
+  DEFAULT_WEBHOOK_CERT_DIR,
+  DEFAULT_WEBHOOK_PORT,
+} from '../kube/conversion/webhook.ts';
+import type { KindConversion } from '../kube/conversion/types.ts';
+import { CLUSTER_API_CONVERSIONS } from './api/capi-conversion.ts';
 import type { OpenStackClientOptions } from '../openstack/client.ts';
 import { registerClusterAPICoreControllers } from './controllers/capi-core.ts';
 import {
@@ -76,6 +83,22 @@ export interface CapoOptions {
    * readiness). Only where no Cluster API core runs (the demo, tests); never next to Cluster API.
    */
   actAsClusterAPICore: boolean;
+  /**
+   * controller-runtime's webhook server: `--webhook-port` (9443; 0 serves none) and
+   * `--webhook-cert-dir` (`tls.crt`, `tls.key`; when the default directory has none, a self-signed
+   * certificate). It answers the API server's ConversionReviews for CAPO's kinds (and Cluster API's
+   * stand-ins with `actAsClusterAPICore`). Undefined: no webhook server.
+   */
+  webhook?: CapoWebhookOptions | undefined;
+}
+
+export interface CapoWebhookOptions {
+  port: number;
+  /** The listen address: '' is every address, as controller-runtime's. */
+  host: string;
+  certDir: string;
+  /** A self-signed certificate when `certDir` has none (the default directory), else refuse to start. */
+  selfSignedWithoutCert: boolean;
 }
 
 export const CAPO_DEFAULTS: Omit<CapoOptions, 'kubeconfig' | 'leaseNamespace'> = {
@@ -92,6 +115,12 @@ export const CAPO_DEFAULTS: Omit<CapoOptions, 'kubeconfig' | 'leaseNamespace'> =
   kubeApiBurst: 30,
   health: { host: '', port: 9440 },
   actAsClusterAPICore: false,
+  webhook: {
+    port: DEFAULT_WEBHOOK_PORT,
+    host: '',
+    certDir: DEFAULT_WEBHOOK_CERT_DIR,
+    selfSignedWithoutCert: true,
+  },
 };
 
 export interface CapoDeps {
@@ -112,6 +141,8 @@ export interface CapoDeps {
 export interface Capo {
   manager: Manager;
   scopes: ScopeCache;
+  /** The conversion webhook server, when one is served (its URL and caBundle once started). */
+  webhook: ConversionWebhook | undefined;
   /** Runs until `signal` aborts (graceful) or the lease is lost (rejects); closes the clients. */
   run(signal: AbortSignal): Promise<void>;
 }
@@ -180,17 +211,35 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
   });
   // Cluster API core's Machine and Cluster status (nodeRef, phases) where no CAPI core runs.
   if (actAsClusterAPICore) registerClusterAPICoreControllers(manager);
+  const webhook = opts.webhook
+    ? new ConversionWebhook({
+        conversions: capoConversions(actAsClusterAPICore),
+        port: opts.webhook.port,
+        host: opts.webhook.host,
+        certDir: opts.webhook.certDir,
+        selfSignedWithoutCert: opts.webhook.selfSignedWithoutCert,
+        registry,
+        log,
+      })
+    : undefined;
+  if (webhook) {
+    // As controller-runtime's: every replica serves (the Service picks any pod), leader or not.
+    manager.add(webhook);
+    manager.addReadyzCheck(webhook.readyCheck);
+  }
   log.info(
     {
       leaderElect: opts.leaderElect,
       ...(opts.leaderElect ? { lease: `${lease}/${CAPO_LEASE_NAME}` } : {}),
       actAsClusterAPICore,
+      ...(opts.webhook ? { webhookPort: opts.webhook.port } : {}),
     },
     'capo controller manager configured',
   );
   return {
     manager,
     scopes,
+    webhook,
     async run(signal) {
       try {
         await manager.start(signal);
@@ -200,6 +249,14 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
       }
     },
   };
+}
+
+/**
+ * The kinds `shiftstack capo`'s webhook converts: CAPO's, and the Cluster API stand-ins' where it
+ * acts as Cluster API core (elsewhere Cluster API's own webhook converts Cluster and Machine).
+ */
+export function capoConversions(actAsClusterAPICore: boolean): KindConversion[] {
+  return [...(actAsClusterAPICore ? CLUSTER_API_CONVERSIONS : [])];
 }
 
 /**
