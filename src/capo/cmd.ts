@@ -16,8 +16,7 @@ import {
   DEFAULT_WEBHOOK_CERT_DIR,
   DEFAULT_WEBHOOK_PORT,
 } from '../kube/conversion/webhook.ts';
-import type { KindConversion } from '../kube/conversion/types.ts';
-import { CLUSTER_API_CONVERSIONS } from './api/capi-conversion.ts';
+import { capoConversions } from './api/webhook.ts';
 import type { OpenStackClientOptions } from '../openstack/client.ts';
 import { registerClusterAPICoreControllers } from './controllers/capi-core.ts';
 import {
@@ -213,7 +212,7 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
   if (actAsClusterAPICore) registerClusterAPICoreControllers(manager);
   const webhook = opts.webhook
     ? new ConversionWebhook({
-        conversions: capoConversions(actAsClusterAPICore),
+        conversions: capoConversions({ clusterAPI: actAsClusterAPICore }),
         port: opts.webhook.port,
         host: opts.webhook.host,
         certDir: opts.webhook.certDir,
@@ -249,14 +248,6 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
       }
     },
   };
-}
-
-/**
- * The kinds `shiftstack capo`'s webhook converts: CAPO's, and the Cluster API stand-ins' where it
- * acts as Cluster API core (elsewhere Cluster API's own webhook converts Cluster and Machine).
- */
-export function capoConversions(actAsClusterAPICore: boolean): KindConversion[] {
-  return [...(actAsClusterAPICore ? CLUSTER_API_CONVERSIONS : [])];
 }
 
 /**

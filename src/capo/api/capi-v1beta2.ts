@@ -161,6 +161,8 @@ const capiV1beta2 = {
   group: 'cluster.x-k8s.io',
   version: 'v1beta2',
   categories: ['cluster-api'],
+  // Cluster API's contract labels: v1beta2 is this kind's version under the v1beta2 contract.
+  labels: { 'cluster.x-k8s.io/provider': 'cluster-api', 'cluster.x-k8s.io/v1beta2': 'v1beta2' },
 } as const;
 
 const ageColumn = (what: string) =>
