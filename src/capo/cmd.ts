@@ -114,12 +114,18 @@ export const CAPO_DEFAULTS: Omit<CapoOptions, 'kubeconfig' | 'leaseNamespace'> =
   kubeApiBurst: 30,
   health: { host: '', port: 9440 },
   actAsClusterAPICore: false,
-  webhook: {
-    port: DEFAULT_WEBHOOK_PORT,
-    host: '',
-    certDir: DEFAULT_WEBHOOK_CERT_DIR,
-    selfSignedWithoutCert: true,
-  },
+};
+
+/**
+ * The webhook server `shiftstack capo` runs unless told `--webhook-port=0`: controller-runtime's
+ * defaults. Not in CAPO_DEFAULTS: a capo built in another process (`shiftstack up`, tests) serves
+ * no webhook unless asked (the demo's CRDs name the one its world serves).
+ */
+export const CAPO_WEBHOOK_DEFAULTS: CapoWebhookOptions = {
+  port: DEFAULT_WEBHOOK_PORT,
+  host: '',
+  certDir: DEFAULT_WEBHOOK_CERT_DIR,
+  selfSignedWithoutCert: true,
 };
 
 export interface CapoDeps {

@@ -10,7 +10,13 @@
  * CAPO instance acts on, and ignoring them would act on objects another instance owns.
  */
 import { InvalidArgumentError, Option, type Command } from 'commander';
-import { buildCapo, CAPO_DEFAULTS, CAPO_LEASE_NAME, type CapoOptions } from '../../capo/cmd.ts';
+import {
+  buildCapo,
+  CAPO_DEFAULTS,
+  CAPO_LEASE_NAME,
+  CAPO_WEBHOOK_DEFAULTS,
+  type CapoOptions,
+} from '../../capo/cmd.ts';
 import { loadKubeConfig } from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
 import { acceptEveryFlag, Inputs } from '../inputs.ts';
@@ -28,7 +34,6 @@ import {
   leaseTimingOptions,
 } from '../upstream-flags.ts';
 import { VERSION } from '../version.ts';
-import { DEFAULT_WEBHOOK_CERT_DIR, DEFAULT_WEBHOOK_PORT } from '../../kube/conversion/webhook.ts';
 
 interface Flags {
   kubeconfig?: string;
@@ -199,12 +204,12 @@ export function configureCapo(command: Command, ctx: CliContext): void {
       '--webhook-port <port>',
       'where the conversion webhook is served (HTTPS, POST /convert, every address); 0 serves none',
       intFlag(0),
-      d.webhook?.port ?? DEFAULT_WEBHOOK_PORT,
+      CAPO_WEBHOOK_DEFAULTS.port,
     )
     .option(
       '--webhook-cert-dir <dir>',
       'the webhook serving certificate: tls.crt and tls.key (as a cert-manager Secret mounts them; re-read when they change); without them in the default directory, a self-signed one',
-      DEFAULT_WEBHOOK_CERT_DIR,
+      CAPO_WEBHOOK_DEFAULTS.certDir,
     )
     .addOption(new Option('--namespace <namespace>', "CAPO's: refused, see below").hideHelp())
     .addOption(new Option('--watch-filter <value>', "CAPO's: refused, see below").hideHelp())
@@ -262,8 +267,8 @@ export function configureCapo(command: Command, ctx: CliContext): void {
           flags.webhookPort === 0
             ? undefined
             : {
+                ...CAPO_WEBHOOK_DEFAULTS,
                 port: flags.webhookPort,
-                host: '',
                 certDir: flags.webhookCertDir,
                 // Only the default directory may be empty (no cert-manager): a directory named on
                 // the command line without a certificate is a mistake to report, not to paper over.
