@@ -31,6 +31,7 @@ import type { CloudOptions } from '../../sim/openstack/index.ts';
 import { eventually, startTestCloud, type TestCloud } from '../../sim/openstack/testing/harness.ts';
 import { ALL_KINDS, type IdentityRef } from '../api/index.ts';
 import { capoCustomResourceDefinitions } from '../api/files.ts';
+import { customResourceDefinition, type CustomResourceDefinition } from '../../kube/crd/kind.ts';
 import { capoConversions } from '../api/webhook.ts';
 import { serveConversionWebhook, type RunningWebhook } from '../../kube/conversion/webhook.ts';
 import { CAPO_UNCACHED_KINDS } from '../cache.ts';
@@ -183,10 +184,26 @@ export interface CapoEnv {
   /** Creates a namespace if absent. */
   ensureNamespace(name: string, labels?: Record<string, string>): Promise<void>;
   startCapo(opts?: StartCapoOptions): Promise<RunningCapo>;
+  /**
+   * Applies this release's CRDs over whatever is installed (`kubectl apply` of a new release's
+   * deploy/capo/crds), their conversion webhook at `webhook`.
+   */
+  applyCurrentCrds(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startCapoEnv(cloudOptions: CloudOptions = {}): Promise<CapoEnv> {
+export interface CapoEnvOptions {
+  /**
+   * `previous`: the CRDs of the release before v1beta2 (v1beta1 only, no conversion: every kind's
+   * one version), for an upgrade test; `current` (the default): this release's.
+   */
+  crds?: 'current' | 'previous';
+}
+
+export async function startCapoEnv(
+  cloudOptions: CloudOptions = {},
+  opts: CapoEnvOptions = {},
+): Promise<CapoEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'shiftstack-capo-'));
   const kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig') });
   const sim = await startTestCloud({ profile: 'fast', ...cloudOptions });
@@ -202,7 +219,12 @@ export async function startCapoEnv(cloudOptions: CloudOptions = {}): Promise<Cap
     conversions: capoConversions({ clusterAPI: true }),
     port: 0,
   });
-  await applyCrds(api, webhook);
+  await applyCrds(
+    api,
+    opts.crds === 'previous'
+      ? ALL_KINDS.map((k) => customResourceDefinition(k))
+      : capoCustomResourceDefinitions({ url: webhook.url, caBundle: webhook.caBundle }),
+  );
 
   const env: CapoEnv = {
     dir,
@@ -273,6 +295,9 @@ export async function startCapoEnv(cloudOptions: CloudOptions = {}): Promise<Cap
     },
     startCapo(opts = {}) {
       return startCapo(env, opts);
+    },
+    async applyCurrentCrds() {
+      await applyCrds(api, capoCustomResourceDefinitions({ url: webhook.url, caBundle: webhook.caBundle }));
     },
     async close() {
       for (const r of [...running]) await r.stop();
@@ -368,15 +393,20 @@ function testLogLevel(): LogLevel {
 }
 
 /**
- * Applies the CRDs of deploy/capo/crds, their conversion webhook at the bed's `webhook` instead of
- * the in-cluster Service, and waits until served.
+ * Applies CRDs (deploy/capo/crds' with the conversion webhook at the bed's `webhook` instead of the
+ * in-cluster Service), replacing those installed, as `kubectl apply` does, and waits until served.
  */
-async function applyCrds(api: KubeClient, webhook: RunningWebhook): Promise<void> {
-  for (const crd of capoCustomResourceDefinitions({ url: webhook.url, caBundle: webhook.caBundle })) {
+async function applyCrds(api: KubeClient, crds: readonly CustomResourceDefinition[]): Promise<void> {
+  for (const crd of crds) {
     try {
       await api.create(kinds.CustomResourceDefinition, crd);
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
+      const current = await api.get(kinds.CustomResourceDefinition, { name: crd.metadata.name });
+      await api.update(kinds.CustomResourceDefinition, {
+        ...crd,
+        metadata: { ...crd.metadata, resourceVersion: current.metadata?.resourceVersion },
+      });
     }
   }
   for (const k of ALL_KINDS) {
