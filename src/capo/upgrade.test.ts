@@ -2,7 +2,8 @@
  * The upgrade to the release that serves v1beta2: the CRDs of the release before (v1beta1 only, no
  * conversion), objects created and reconciled under them; then this release's CRDs applied over
  * them (v1beta2 served beside v1beta1, stored as v1beta1, the conversion webhook named) and capo
- * restarted. The objects keep working: read as they were, reconciled on, deleted cleanly, and
+ * restarted. The objects keep working: read as they were and as v1beta2 (the emulator asks the
+ * webhook, as kube-apiserver does), reconciled on, deleted cleanly, and
  * `status.storedVersions` still v1beta1 only, so nothing needs migrating.
  */
 import assert from 'node:assert/strict';
@@ -10,6 +11,7 @@ import { after, before, describe, it } from 'node:test';
 import { isNotFound, kinds, type ResourceType } from '../kube/index.ts';
 import { eventually } from '../sim/openstack/testing/harness.ts';
 import { capoKinds, CLUSTER_NAME_LABEL, type Machine } from './api/index.ts';
+import { machineV1beta2, type MachineV1beta2 } from './api/capi-v1beta2.ts';
 import { registerClusterAPICoreControllers } from './controllers/capi-core.ts';
 import { CAPO_CONTROLLERS, startCapoEnv, type CapoEnv, type RunningCapo } from './testing/env.ts';
 
@@ -138,6 +140,18 @@ describe('upgrading from the v1beta1-only CRDs', () => {
     const running = await inPhase('Running');
     assert.equal(running.status?.nodeRef?.name, MACHINE);
     assert.equal(running.metadata?.uid, provisioned.metadata?.uid);
+
+    // Readable as v1beta2, converted by the webhook from what the old release stored.
+    const v1beta2 = await env.api.get<MachineV1beta2>(machineV1beta2.resource, key(MACHINE));
+    assert.equal(v1beta2.apiVersion, 'cluster.x-k8s.io/v1beta2');
+    assert.deepEqual(v1beta2.spec.infrastructureRef, {
+      apiGroup: 'infrastructure.cluster.x-k8s.io',
+      kind: 'OpenStackMachine',
+      name: MACHINE,
+    });
+    assert.deepEqual(v1beta2.status?.nodeRef, { name: MACHINE });
+    assert.equal(v1beta2.status?.initialization?.infrastructureProvisioned, true);
+    assert.equal(v1beta2.status?.phase, 'Running');
 
     // Deleted cleanly: nothing holds them.
     const owned: [ResourceType, string][] = [
