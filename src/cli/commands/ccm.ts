@@ -107,7 +107,7 @@ const IPAM =
 export const COMPAT_FLAGS: readonly CompatFlag<Flags>[] = [
   bool(
     'use-service-account-credentials',
-    "every controller uses the one client of the process (its kubeconfig, or the cloud-controller-manager ServiceAccount in a pod), so that identity needs every controller's permissions, as deploy/ccm/rbac.yaml grants",
+    "every controller uses the one client of the process (its kubeconfig, or the cloud-controller-manager ServiceAccount in a pod), so that identity needs every controller's permissions, as deploy/ccm/base/rbac.yaml grants",
     isFalse,
   ),
   bool('allocate-node-cidrs', IPAM, isFalse),
