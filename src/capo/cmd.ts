@@ -11,6 +11,12 @@ import type { Logger } from '../lib/log.ts';
 import { createRegistry, type Registry } from '../lib/metrics.ts';
 import { loadKubeConfig, Manager, podNamespace } from '../kube/index.ts';
 import { secureServing, type SecureServing } from '../kube/secure-serving.ts';
+import {
+  ConversionWebhook,
+  DEFAULT_WEBHOOK_CERT_DIR,
+  DEFAULT_WEBHOOK_PORT,
+} from '../kube/conversion/webhook.ts';
+import { capoConversions } from './api/webhook.ts';
 import type { OpenStackClientOptions } from '../openstack/client.ts';
 import { registerClusterAPICoreControllers } from './controllers/capi-core.ts';
 import {
@@ -76,6 +82,22 @@ export interface CapoOptions {
    * readiness). Only where no Cluster API core runs (the demo, tests); never next to Cluster API.
    */
   actAsClusterAPICore: boolean;
+  /**
+   * controller-runtime's webhook server: `--webhook-port` (9443; 0 serves none) and
+   * `--webhook-cert-dir` (`tls.crt`, `tls.key`; when the default directory has none, a self-signed
+   * certificate). It answers the API server's ConversionReviews for CAPO's kinds (and Cluster API's
+   * stand-ins with `actAsClusterAPICore`). Undefined: no webhook server.
+   */
+  webhook?: CapoWebhookOptions | undefined;
+}
+
+export interface CapoWebhookOptions {
+  port: number;
+  /** The listen address: '' is every address, as controller-runtime's. */
+  host: string;
+  certDir: string;
+  /** A self-signed certificate when `certDir` has none (the default directory), else refuse to start. */
+  selfSignedWithoutCert: boolean;
 }
 
 export const CAPO_DEFAULTS: Omit<CapoOptions, 'kubeconfig' | 'leaseNamespace'> = {
@@ -92,6 +114,18 @@ export const CAPO_DEFAULTS: Omit<CapoOptions, 'kubeconfig' | 'leaseNamespace'> =
   kubeApiBurst: 30,
   health: { host: '', port: 9440 },
   actAsClusterAPICore: false,
+};
+
+/**
+ * The webhook server `shiftstack capo` runs unless told `--webhook-port=0`: controller-runtime's
+ * defaults. Not in CAPO_DEFAULTS: a capo built in another process (`shiftstack up`, tests) serves
+ * no webhook unless asked (the demo's CRDs name the one its world serves).
+ */
+export const CAPO_WEBHOOK_DEFAULTS: CapoWebhookOptions = {
+  port: DEFAULT_WEBHOOK_PORT,
+  host: '',
+  certDir: DEFAULT_WEBHOOK_CERT_DIR,
+  selfSignedWithoutCert: true,
 };
 
 export interface CapoDeps {
@@ -112,6 +146,8 @@ export interface CapoDeps {
 export interface Capo {
   manager: Manager;
   scopes: ScopeCache;
+  /** The conversion webhook server, when one is served (its URL and caBundle once started). */
+  webhook: ConversionWebhook | undefined;
   /** Runs until `signal` aborts (graceful) or the lease is lost (rejects); closes the clients. */
   run(signal: AbortSignal): Promise<void>;
 }
@@ -180,17 +216,35 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
   });
   // Cluster API core's Machine and Cluster status (nodeRef, phases) where no CAPI core runs.
   if (actAsClusterAPICore) registerClusterAPICoreControllers(manager);
+  const webhook = opts.webhook
+    ? new ConversionWebhook({
+        conversions: capoConversions({ clusterAPI: actAsClusterAPICore }),
+        port: opts.webhook.port,
+        host: opts.webhook.host,
+        certDir: opts.webhook.certDir,
+        selfSignedWithoutCert: opts.webhook.selfSignedWithoutCert,
+        registry,
+        log,
+      })
+    : undefined;
+  if (webhook) {
+    // As controller-runtime's: every replica serves (the Service picks any pod), leader or not.
+    manager.add(webhook);
+    manager.addReadyzCheck(webhook.readyCheck);
+  }
   log.info(
     {
       leaderElect: opts.leaderElect,
       ...(opts.leaderElect ? { lease: `${lease}/${CAPO_LEASE_NAME}` } : {}),
       actAsClusterAPICore,
+      ...(opts.webhook ? { webhookPort: opts.webhook.port } : {}),
     },
     'capo controller manager configured',
   );
   return {
     manager,
     scopes,
+    webhook,
     async run(signal) {
       try {
         await manager.start(signal);

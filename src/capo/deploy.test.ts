@@ -2,13 +2,17 @@ import assert from 'node:assert/strict';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { V1ClusterRole, V1Deployment, V1PolicyRule, V1Role } from '@kubernetes/client-node';
+import type { V1ClusterRole, V1Deployment, V1PolicyRule, V1Role, V1Service } from '@kubernetes/client-node';
 import { parse, parseAllDocuments } from 'yaml';
-import type { KubeClient, KubernetesObject } from '../kube/index.ts';
+import { kinds, type KubeClient, type KubernetesObject } from '../kube/index.ts';
+import type { CustomResourceDefinition } from '../kube/crd/kind.ts';
+import { DEFAULT_WEBHOOK_CERT_DIR } from '../kube/conversion/webhook.ts';
 import { testClient } from '../kube/testing/env.ts';
 import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
 import { buildProgram } from '../cli/main.ts';
-import { capoKinds, INFRASTRUCTURE_GROUP } from './api/index.ts';
+import { capoKinds, crdFiles, INFRASTRUCTURE_GROUP } from './api/index.ts';
+import { SERVING_CERT_SECRET } from './api/webhook.ts';
+import { certManagerCrds } from './testing/cert-manager.ts';
 import { CAPO_LEASE_NAME } from './cmd.ts';
 
 const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy', 'capo');
@@ -44,6 +48,8 @@ describe('deploy/capo manifests', () => {
   before(async () => {
     kube = await startTestKube();
     api = testClient(kube.kubeconfigPath);
+    // cert-manager is a prerequisite of deploy/capo, as of CAPO.
+    for (const crd of certManagerCrds()) await api.create(kinds.CustomResourceDefinition, crd);
   });
   after(async () => {
     await api?.close();
@@ -78,6 +84,9 @@ describe('deploy/capo manifests', () => {
       'ClusterRoleBinding',
       'Role',
       'RoleBinding',
+      'Issuer',
+      'Certificate',
+      'Service',
       'Deployment',
     ]) {
       assert.ok(kinds.has(k), k);
@@ -180,8 +189,54 @@ describe('deploy/capo manifests', () => {
       .pop();
     assert.equal(String(c.ports?.find((p) => p.name === 'metrics')?.containerPort), diagnostics);
     assert.ok(args.includes('--insecure-diagnostics=false'));
+    // The conversion webhook on the port the Service targets, cert-manager's Secret where
+    // controller-runtime (and shiftstack capo) read tls.crt and tls.key by default.
+    const webhookPort = args.find((a) => a.startsWith('--webhook-port='))!.split('=')[1];
+    assert.equal(String(c.ports?.find((p) => p.name === 'webhook-server')?.containerPort), webhookPort);
+    assert.ok(!args.some((a) => a.startsWith('--webhook-cert-dir')));
+    const mount = c.volumeMounts?.find((m) => m.mountPath === DEFAULT_WEBHOOK_CERT_DIR);
+    const volume = d.spec.template.spec!.volumes?.find((v) => v.name === mount?.name);
+    assert.equal(volume?.secret?.secretName, SERVING_CERT_SECRET);
     assert.equal(c.livenessProbe?.httpGet?.path, '/healthz');
     assert.equal(c.readinessProbe?.httpGet?.path, '/readyz');
     assert.equal(CAPO_LEASE_NAME, 'controller-leader-election-capo');
+  });
+
+  it('the CRDs with two versions name the webhook Service, which reaches the pods, with the certificate for its name', async () => {
+    const objs = await all();
+    const service = objs.find((o) => o.kind === 'Service') as V1Service;
+    const certificate = objs.find((o) => o.kind === 'Certificate') as unknown as KubernetesObject & {
+      spec: { dnsNames: string[]; secretName: string; issuerRef: { name: string } };
+    };
+    const issuer = objs.find((o) => o.kind === 'Issuer')!;
+    const d = (await docs('deployment.yaml'))[0] as V1Deployment;
+    const c = d.spec!.template.spec!.containers[0]!;
+    for (const f of crdFiles().filter((f) => f.text.includes('strategy: Webhook'))) {
+      const crd = parse(f.text) as CustomResourceDefinition;
+      assert.ok(crd.spec.versions.length > 1, f.name);
+      assert.equal(crd.spec.versions.filter((v) => v.storage)[0]?.name, 'v1beta1', f.name);
+      const conversion = crd.spec.conversion;
+      assert.equal(conversion?.strategy, 'Webhook');
+      if (conversion?.strategy !== 'Webhook') continue;
+      assert.deepEqual(conversion.webhook.conversionReviewVersions, ['v1', 'v1beta1']);
+      const svc = conversion.webhook.clientConfig.service!;
+      assert.deepEqual(
+        [svc.namespace, svc.name, svc.port, svc.path],
+        [service.metadata!.namespace, service.metadata!.name, 443, '/convert'],
+      );
+      assert.equal(
+        crd.metadata.annotations?.['cert-manager.io/inject-ca-from'],
+        `${certificate.metadata!.namespace}/${certificate.metadata!.name}`,
+      );
+    }
+    assert.equal(service.spec!.ports![0]!.port, 443);
+    assert.equal(service.spec!.ports![0]!.targetPort, 'webhook-server');
+    assert.ok(c.ports?.some((p) => p.name === 'webhook-server'));
+    for (const [k, v] of Object.entries(service.spec!.selector!)) {
+      assert.equal(d.spec!.template.metadata!.labels![k], v, k);
+    }
+    assert.ok(certificate.spec.dnsNames.includes('capo-webhook-service.capo-system.svc'));
+    assert.equal(certificate.spec.secretName, SERVING_CERT_SECRET);
+    assert.equal(certificate.spec.issuerRef.name, issuer.metadata!.name);
   });
 });

@@ -1,13 +1,14 @@
 /**
  * The demo's world: the OpenStack emulator on its realistic profile (time-scaled) and the
  * Kubernetes API emulator, both on loopback, with the files a user points tools at (a clouds.yaml
- * and a kubeconfig under `.shiftstack/`), the CAPO CRDs installed, and the clients the demo itself
+ * and a kubeconfig under `.shiftstack/`), the CAPO CRDs installed (their conversion webhook served
+ * here, in the process that runs the demo's capo, on loopback), and the clients the demo itself
  * uses: an admin for the census, the demo project for the user's own set-up (a key pair), and a
  * Kubernetes client for the demo's objects.
  */
 import { mkdir } from 'node:fs/promises';
 import { join } from 'node:path';
-import { parse as parseYaml } from 'yaml';
+import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
 import type { Logger } from '../lib/log.ts';
 import {
   isAlreadyExists,
@@ -17,7 +18,10 @@ import {
   type ResourceType,
 } from '../kube/index.ts';
 import { KubeConfig } from '@kubernetes/client-node';
-import { ALL_KINDS, crdFiles } from '../capo/api/index.ts';
+import { ALL_KINDS } from '../capo/api/index.ts';
+import { capoCustomResourceDefinitions } from '../capo/api/files.ts';
+import { capoConversions } from '../capo/api/webhook.ts';
+import { serveConversionWebhook, type RunningWebhook } from '../kube/conversion/webhook.ts';
 import { OpenStackClient } from '../openstack/client.ts';
 import { resolveCloudConfig } from '../openstack/config/resolve.ts';
 import { TokenCache } from '../openstack/core/token-cache.ts';
@@ -44,6 +48,8 @@ export interface World {
   timeScale: number;
   sim: RunningOpenStackSim;
   kube: RunningKubeSim;
+  /** The conversion webhook of the CAPO and Cluster API CRDs (v1beta2 served beside v1beta1). */
+  webhook: RunningWebhook;
   /** The cloud's own admin: census across projects. */
   admin: OpenStackClient;
   /** The demo project's user: what a person does by hand before applying manifests. */
@@ -72,6 +78,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
   let kube: RunningKubeSim | undefined;
   const clients: OpenStackClient[] = [];
   let api: KubeClient | undefined;
+  let webhook: RunningWebhook | undefined;
   try {
     kube = await startKubeSim({ kubeconfigPath: join(opts.dir, 'kube', 'kubeconfig') });
     let requests = 0;
@@ -107,7 +114,20 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       userAgent: 'shiftstack-demo',
       fieldManager: 'shiftstack-demo',
     });
-    await installCrds(api, crdFiles(), ALL_KINDS, opts.signal);
+    // The demo's capo acts as Cluster API core: its webhook converts CAPO's kinds and Cluster API's.
+    webhook = await serveConversionWebhook({
+      conversions: capoConversions({ clusterAPI: true }),
+      port: 0,
+      ...(opts.log ? { log: opts.log } : {}),
+    });
+    const crds = capoCustomResourceDefinitions({ url: webhook.url, caBundle: webhook.caBundle });
+    await installCrds(
+      api,
+      crds.map((crd) => ({ text: stringifyYaml(crd) })),
+      ALL_KINDS,
+      opts.signal,
+    );
+    const converter = webhook;
 
     const running = kube;
     const cloud = sim.cloud;
@@ -117,6 +137,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
       timeScale: opts.timeScale,
       sim,
       kube: running,
+      webhook: converter,
       admin,
       demo,
       api: kubeApi,
@@ -136,6 +157,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
         await kubeApi.close();
         for (const c of clients) await c.close();
         await running.dispose();
+        await converter.close();
         await sim.stop();
       },
     };
@@ -143,6 +165,7 @@ export async function startWorld(opts: WorldOptions): Promise<World> {
     await api?.close();
     for (const c of clients) await c.close();
     await kube?.dispose();
+    await webhook?.close();
     await sim.stop();
     throw err;
   }

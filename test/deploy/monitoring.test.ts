@@ -17,6 +17,7 @@ import type {
   V1PodTemplateSpec,
   V1Service,
 } from '@kubernetes/client-node';
+import { certManagerCrds } from '../../src/capo/testing/cert-manager.ts';
 import { kinds, type KubeClient, type KubernetesObject } from '../../src/kube/index.ts';
 import { testClient } from '../../src/kube/testing/env.ts';
 import { kubectl, noKubectl } from '../../src/kube/testing/kubectl.ts';
@@ -150,6 +151,8 @@ describe(
 
     it('applies beside each command’s manifests, and every monitor reaches its command’s metrics port', async () => {
       for (const crd of PROMETHEUS_OPERATOR_CRDS) await api.create(kinds.CustomResourceDefinition, crd);
+      // deploy/capo needs cert-manager (its webhook's Certificate), as CAPO does.
+      for (const crd of certManagerCrds()) await api.create(kinds.CustomResourceDefinition, crd);
       await eventually(
         async () => {
           for (const kind of ['ServiceMonitor', 'PodMonitor'])

@@ -16,6 +16,7 @@ import type { V1Container } from '@kubernetes/client-node';
 import { Agent, fetch } from 'undici';
 import { parse, parseAllDocuments } from 'yaml';
 import { CAPO_LEASE_NAME } from '../../src/capo/cmd.ts';
+import { certManagerCrds } from '../../src/capo/testing/cert-manager.ts';
 import { TAINT_UNINITIALIZED } from '../../src/ccm/node-spec.ts';
 import { startCcmEnv, type CcmEnv } from '../../src/ccm/testing/env.ts';
 import { kinds, type KubeClient, type KubernetesObject } from '../../src/kube/index.ts';
@@ -230,7 +231,8 @@ describe("CAPO's manager, only the image swapped", () => {
   before(async () => {
     env = await startCcmEnv();
     api = testClient(env.kube.kubeconfigPath);
-    // A management cluster: Cluster API's CRDs (the stand-ins) and deploy/capo.
+    // A management cluster: cert-manager's and Cluster API's CRDs (the stand-ins), and deploy/capo.
+    for (const crd of certManagerCrds()) await api.create(kinds.CustomResourceDefinition, crd);
     const crds = (await readdir(join(ROOT, 'deploy/capo/crds'))).filter((f) =>
       f.startsWith('cluster.x-k8s.io_'),
     );

@@ -3,21 +3,33 @@
  * names them (`<group>_<plural>.yaml`). `npm run gen:crds` writes them; crds.test.ts fails when
  * the files differ from what this returns, so the code stays the one source of truth.
  *
- * CAPO's four kinds are served in v1beta2 too once a conversion webhook converts them
- * (`capoCrds({ conversion })`): v1beta1 stays the storage version, the one our controllers use.
- * Without a webhook they serve v1beta1 only — a CRD with conversion strategy None would hand out
- * v1beta1 objects labelled v1beta2.
+ * A kind served in several versions (CAPO's OpenStackCluster, OpenStackClusterTemplate,
+ * OpenStackMachine, OpenStackMachineTemplate and Cluster API's Cluster and Machine: v1beta1 stored,
+ * the version our controllers use; v1beta2 converted) gets `spec.conversion` naming the webhook: in
+ * the files, the Service of deploy/capo with cert-manager's CA injection, as CAPO's config/ has it;
+ * in test beds and the demo (`capoCustomResourceDefinitions`), the URL of a webhook served in
+ * process. A CRD never serves v1beta2 without a webhook: strategy None would hand out v1beta1
+ * objects labelled v1beta2.
  */
 import {
   crdFile,
   customResourceDefinition,
-  type CrdConversion,
   type CrdFile,
+  type CrdOptions,
   type CustomResourceDefinition,
   type Kind,
+  type WebhookClientConfig,
 } from '../../kube/crd/kind.ts';
-import { ALL_KINDS } from './kinds.ts';
+import { clusterV1beta2, machineV1beta2 } from './capi-v1beta2.ts';
+import { ALL_KINDS, cluster, machine } from './kinds.ts';
 import { V1BETA2_KINDS } from './v1beta2/kinds.ts';
+import {
+  IN_CLUSTER_CLIENT_CONFIG,
+  INJECT_CA_ANNOTATION,
+  SERVING_CERT,
+  WEBHOOK_NAMESPACE,
+  webhookConversion,
+} from './webhook.ts';
 
 export const CRD_DIR = 'deploy/capo/crds';
 
@@ -28,42 +40,40 @@ export const STORAGE_VERSION = 'v1beta1';
 
 export type { CrdFile };
 
-/** A CRD conversion that asks a webhook (the only kind that may serve v1beta2). */
-export type WebhookConversion = Extract<CrdConversion, { strategy: 'Webhook' }>;
+/** Every CRD's versions, the stored one first, in the order the files are written. */
+export const CRD_VERSIONS: readonly (readonly Kind<object>[])[] = ALL_KINDS.map((k) => {
+  if (k === cluster) return [cluster, clusterV1beta2];
+  if (k === machine) return [machine, machineV1beta2];
+  const v1beta2 = V1BETA2_KINDS.find((v) => v.crdName === k.crdName);
+  return v1beta2 ? [k, v1beta2] : [k];
+});
 
-export interface CapoCrdOptions {
-  /** The webhook that converts v1beta1 ↔ v1beta2; without it only v1beta1 is served. */
-  conversion?: WebhookConversion;
+function options(
+  versions: readonly Kind<object>[],
+  clientConfig: WebhookClientConfig,
+  inCluster: boolean,
+): CrdOptions {
+  if (versions.length < 2) return {};
+  return {
+    storageVersion: STORAGE_VERSION,
+    conversion: webhookConversion(clientConfig),
+    ...(inCluster ? { annotations: { [INJECT_CA_ANNOTATION]: `${WEBHOOK_NAMESPACE}/${SERVING_CERT}` } } : {}),
+  };
 }
 
-/** Each kind's versions, in the order a CRD lists them: v1beta1 first, then v1beta2 when converted. */
-function versionsOf(opts: CapoCrdOptions): { versions: Kind<object>[]; multi: boolean }[] {
-  return ALL_KINDS.map((k) => {
-    const v1beta2 = V1BETA2_KINDS.find((v) => v.crdName === k.crdName);
-    return v1beta2 && opts.conversion
-      ? { versions: [k, v1beta2], multi: true }
-      : { versions: [k], multi: false };
-  });
-}
-
-/** The CRDs of every kind CAPO's controllers serve or read. */
-export function capoCrds(opts: CapoCrdOptions = {}): CustomResourceDefinition[] {
-  return versionsOf(opts).map(({ versions, multi }) =>
-    customResourceDefinition(
-      versions,
-      multi ? { storageVersion: STORAGE_VERSION, conversion: opts.conversion } : {},
-    ),
-  );
-}
-
-/** The CRDs as files (`capoCrds` as YAML). */
-export function capoCrdFiles(opts: CapoCrdOptions = {}): CrdFile[] {
-  return versionsOf(opts).map(({ versions, multi }) =>
-    crdFile(versions, HEADER, multi ? { storageVersion: STORAGE_VERSION, conversion: opts.conversion } : {}),
-  );
-}
-
-/** What deploy/capo/crds holds. */
+/** What deploy/capo/crds holds: the conversion webhook is the Service of deploy/capo. */
 export function crdFiles(): CrdFile[] {
-  return capoCrdFiles();
+  return CRD_VERSIONS.map((versions) =>
+    crdFile(versions, HEADER, options(versions, IN_CLUSTER_CLIENT_CONFIG, true)),
+  );
+}
+
+/**
+ * The CRDs with their conversion webhook at `clientConfig` (a URL and the caBundle of the served
+ * certificate): what a test bed or the demo installs next to an in-process webhook.
+ */
+export function capoCustomResourceDefinitions(clientConfig: WebhookClientConfig): CustomResourceDefinition[] {
+  return CRD_VERSIONS.map((versions) =>
+    customResourceDefinition(versions, options(versions, clientConfig, false)),
+  );
 }

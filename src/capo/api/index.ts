@@ -112,14 +112,12 @@ export {
   type ObjectOfKind,
 } from '../../kube/crd/kind.ts';
 export {
-  capoCrdFiles,
-  capoCrds,
+  capoCustomResourceDefinitions,
   crdFiles,
   CRD_DIR,
+  CRD_VERSIONS,
   STORAGE_VERSION,
-  type CapoCrdOptions,
   type CrdFile,
-  type WebhookConversion,
 } from './files.ts';
 export {
   capoKindsV1beta2,

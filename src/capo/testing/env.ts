@@ -1,23 +1,23 @@
 /**
  * The CAPO controllers' end-to-end bed: the Kubernetes emulator with the CRDs of deploy/capo/crds
- * applied, the OpenStack emulator, a namespace holding the identity Secret a user's manifests name
- * (`capo-demo-cloud-config`, key `clouds.yaml`, cloud `openstack`: the emulator's demo project, as in
- * examples/capo/cluster.yaml), and the controllers run in-process against both the way a deployment
+ * applied (their conversion webhook served by the bed, `env.webhook`), the OpenStack emulator, a
+ * namespace holding the identity Secret a user's manifests name (`capo-demo-cloud-config`, key
+ * `clouds.yaml`, cloud `openstack`: the emulator's demo project, as in examples/capo/cluster.yaml), and the controllers run in-process against both the way a deployment
  * reaches them: a kubeconfig, and the clouds.yaml of the Secret.
  *
  * Each controller registers itself through `CAPO_CONTROLLERS` (helpers add their entry); a test
  * picks which run with `startCapo(env, { controllers })` and tunes them with the per-controller
  * option blocks of `StartCapoOptions`.
  */
-import { mkdtemp, readdir, readFile, rm } from 'node:fs/promises';
+import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import type { V1Secret } from '@kubernetes/client-node';
-import { parse as parseYaml, stringify as stringifyYaml } from 'yaml';
+import { stringify as stringifyYaml } from 'yaml';
 import type { Clock } from '../../lib/clock.ts';
 import { createLogger, LOG_LEVELS, type Logger, type LogLevel } from '../../lib/log.ts';
 import { createRegistry, type Registry } from '../../lib/metrics.ts';
-import { isAlreadyExists, kinds, Manager, type KubeClient, type KubernetesObject } from '../../kube/index.ts';
+import { isAlreadyExists, kinds, Manager, type KubeClient } from '../../kube/index.ts';
 import { resourcePath } from '../../kube/resource.ts';
 import { kubeConfigFrom, testClient } from '../../kube/testing/env.ts';
 import type { OpenStackClient, OpenStackClientOptions } from '../../openstack/client.ts';
@@ -29,7 +29,11 @@ import { Cleanup } from '../../openstack/network/v2/testing/fixtures.ts';
 import { startKubeSim, type RunningKubeSim } from '../../sim/kube/start.ts';
 import type { CloudOptions } from '../../sim/openstack/index.ts';
 import { eventually, startTestCloud, type TestCloud } from '../../sim/openstack/testing/harness.ts';
-import { ALL_KINDS, CRD_DIR, type IdentityRef } from '../api/index.ts';
+import { ALL_KINDS, type IdentityRef } from '../api/index.ts';
+import { capoCustomResourceDefinitions } from '../api/files.ts';
+import { customResourceDefinition, type CustomResourceDefinition } from '../../kube/crd/kind.ts';
+import { capoConversions } from '../api/webhook.ts';
+import { serveConversionWebhook, type RunningWebhook } from '../../kube/conversion/webhook.ts';
 import { CAPO_UNCACHED_KINDS } from '../cache.ts';
 import { CLOUDS_YAML_KEY, ScopeCache } from '../identity.ts';
 import {
@@ -56,8 +60,6 @@ import {
 export const CAPO_NAMESPACE = 'capo-demo';
 export const IDENTITY_SECRET = 'capo-demo-cloud-config';
 export const CLOUD_NAME = 'openstack';
-
-const ROOT = join(import.meta.dirname, '..', '..', '..');
 
 /** What a controller's registration gets: the manager, the shared scope cache, the test's options. */
 export type RegisterCapoController = (mgr: Manager, scopes: ScopeCache, opts: StartCapoOptions) => void;
@@ -153,6 +155,11 @@ export interface RunningCapo {
 export interface CapoEnv {
   dir: string;
   kube: RunningKubeSim;
+  /**
+   * The conversion webhook the CRDs name (CAPO's and Cluster API's conversions), served by the bed
+   * so it outlives every capo a test starts and stops; v1beta1 traffic never calls it.
+   */
+  webhook: RunningWebhook;
   sim: TestCloud;
   target: ClientTarget;
   /** The demo project's client (the identity the Secret carries): set-up and checks. */
@@ -177,10 +184,26 @@ export interface CapoEnv {
   /** Creates a namespace if absent. */
   ensureNamespace(name: string, labels?: Record<string, string>): Promise<void>;
   startCapo(opts?: StartCapoOptions): Promise<RunningCapo>;
+  /**
+   * Applies this release's CRDs over whatever is installed (`kubectl apply` of a new release's
+   * deploy/capo/crds), their conversion webhook at `webhook`.
+   */
+  applyCurrentCrds(): Promise<void>;
   close(): Promise<void>;
 }
 
-export async function startCapoEnv(cloudOptions: CloudOptions = {}): Promise<CapoEnv> {
+export interface CapoEnvOptions {
+  /**
+   * `previous`: the CRDs of the release before v1beta2 (v1beta1 only, no conversion: every kind's
+   * one version), for an upgrade test; `current` (the default): this release's.
+   */
+  crds?: 'current' | 'previous';
+}
+
+export async function startCapoEnv(
+  cloudOptions: CloudOptions = {},
+  opts: CapoEnvOptions = {},
+): Promise<CapoEnv> {
   const dir = await mkdtemp(join(tmpdir(), 'shiftstack-capo-'));
   const kube = await startKubeSim({ kubeconfigPath: join(dir, 'kubeconfig') });
   const sim = await startTestCloud({ profile: 'fast', ...cloudOptions });
@@ -192,11 +215,21 @@ export async function startCapoEnv(cloudOptions: CloudOptions = {}): Promise<Cap
   const boot = (await bootSources(target, os, cleanup))!;
   const running = new Set<RunningCapo>();
 
-  await applyCrds(api);
+  const webhook = await serveConversionWebhook({
+    conversions: capoConversions({ clusterAPI: true }),
+    port: 0,
+  });
+  await applyCrds(
+    api,
+    opts.crds === 'previous'
+      ? ALL_KINDS.map((k) => customResourceDefinition(k))
+      : capoCustomResourceDefinitions({ url: webhook.url, caBundle: webhook.caBundle }),
+  );
 
   const env: CapoEnv = {
     dir,
     kube,
+    webhook,
     sim,
     target,
     os,
@@ -263,12 +296,16 @@ export async function startCapoEnv(cloudOptions: CloudOptions = {}): Promise<Cap
     startCapo(opts = {}) {
       return startCapo(env, opts);
     },
+    async applyCurrentCrds() {
+      await applyCrds(api, capoCustomResourceDefinitions({ url: webhook.url, caBundle: webhook.caBundle }));
+    },
     async close() {
       for (const r of [...running]) await r.stop();
       // The emulators are discarded whole; nothing of the cloud outlives the test.
       await api.close();
       await target.close();
       await kube.dispose();
+      await webhook.close();
       await rm(dir, { recursive: true, force: true });
     },
   };
@@ -355,16 +392,21 @@ function testLogLevel(): LogLevel {
   return LOG_LEVELS.find((l) => l === level) ?? 'silent';
 }
 
-/** Applies deploy/capo/crds, as `kubectl apply -f deploy/capo/crds/` does, and waits until served. */
-async function applyCrds(api: KubeClient): Promise<void> {
-  const dir = join(ROOT, CRD_DIR);
-  const files = (await readdir(dir)).filter((f) => f.endsWith('.yaml')).sort();
-  for (const f of files) {
-    const crd = parseYaml(await readFile(join(dir, f), 'utf8')) as KubernetesObject;
+/**
+ * Applies CRDs (deploy/capo/crds' with the conversion webhook at the bed's `webhook` instead of the
+ * in-cluster Service), replacing those installed, as `kubectl apply` does, and waits until served.
+ */
+async function applyCrds(api: KubeClient, crds: readonly CustomResourceDefinition[]): Promise<void> {
+  for (const crd of crds) {
     try {
-      await api.create(kinds.CustomResourceDefinition, crd as never);
+      await api.create(kinds.CustomResourceDefinition, crd);
     } catch (err) {
       if (!isAlreadyExists(err)) throw err;
+      const current = await api.get(kinds.CustomResourceDefinition, { name: crd.metadata.name });
+      await api.update(kinds.CustomResourceDefinition, {
+        ...crd,
+        metadata: { ...crd.metadata, resourceVersion: current.metadata?.resourceVersion },
+      });
     }
   }
   for (const k of ALL_KINDS) {

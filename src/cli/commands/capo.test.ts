@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
-import { mkdtemp, rm } from 'node:fs/promises';
+import { mkdir, mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -14,6 +14,7 @@ import { CAPO_LEASE_NAME } from '../../capo/cmd.ts';
 import { main } from '../main.ts';
 import { envWithoutCluster, runCli } from './testing/spawn.ts';
 import { VERSION } from '../version.ts';
+import { selfSignedCert } from '../../lib/tls-cert.ts';
 
 const bin = join(import.meta.dirname, '../../../bin/shiftstack.js');
 
@@ -98,6 +99,8 @@ describe('shiftstack capo', () => {
       '--diagnostics-address <address>',
       '--insecure-diagnostics [bool]',
       '--act-as-cluster-api-core [bool]',
+      '--webhook-port <port>',
+      '--webhook-cert-dir <dir>',
     ]) {
       assert.ok(help.includes(flag), flag);
     }
@@ -108,6 +111,8 @@ describe('shiftstack capo', () => {
     assert.match(help, /--diagnostics-address <address> .*\(default: ":8443"\)/);
     assert.match(help, /--leader-elect \[bool\] .*\(default: false\)/);
     assert.match(help, /--act-as-cluster-api-core \[bool\] .*\(default: false\)/);
+    assert.match(help, /--webhook-port <port> .*\(default: 9443\)/);
+    assert.match(help, /--webhook-cert-dir <dir> .*\(default: "\/tmp\/k8s-webhook-server\/serving-certs"\)/);
   });
 
   it('--version prints the version, as CAPO does', async () => {
@@ -129,6 +134,12 @@ describe('shiftstack capo', () => {
     const addr = await run('capo', '--health-addr', 'localhost');
     assert.equal(addr.code, 2);
     assert.match(addr.err, /--health-addr: "localhost" is not an address/);
+    const webhookPort = await run('capo', '--webhook-port=70000');
+    assert.equal(webhookPort.code, 2);
+    assert.match(
+      webhookPort.err,
+      /--webhook-port=70000 is not a port: write 1 to 65535, or 0 to serve no webhook/,
+    );
     const workers = await run('capo', '--openstackmachine-concurrency', '0');
     assert.equal(workers.code, 2);
     assert.match(workers.err, /write a whole number ≥ 1/);
@@ -246,5 +257,99 @@ describe('shiftstack capo', () => {
     // A graceful stop hands the lease over at once.
     const released = await api.get(kinds.Lease, { namespace: 'capo-system', name: CAPO_LEASE_NAME });
     assert.ok(!released.spec?.holderIdentity, JSON.stringify(released.spec));
+  });
+
+  it('serves the conversion webhook on --webhook-port with the certificate of --webhook-cert-dir, every replica, and /readyz says so', async () => {
+    const port = await freePort();
+    const webhookPort = await freePort();
+    const certs = join(dir, 'serving-certs');
+    await mkdir(certs, { recursive: true });
+    const cert = selfSignedCert({ commonName: 'capo-webhook-service.capo-system.svc', hosts: ['127.0.0.1'] });
+    await writeFile(join(certs, 'tls.crt'), cert.certPem);
+    await writeFile(join(certs, 'tls.key'), cert.keyPem);
+    const capo = spawnCapo(
+      [
+        `--kubeconfig=${kube.kubeconfigPath}`,
+        `--health-addr=127.0.0.1:${port}`,
+        '--diagnostics-address=0',
+        `--webhook-port=${webhookPort}`,
+        `--webhook-cert-dir=${certs}`,
+        '--act-as-cluster-api-core',
+        // Another replica leads: the webhook is served all the same.
+        '--leader-elect',
+        '--leader-elect-resource-namespace=no-such-namespace',
+      ],
+      {},
+    );
+    const trusting = new Agent({ connect: { ca: cert.certPem } });
+    try {
+      const ready = await eventually(
+        async () => {
+          const r = await fetch(`http://127.0.0.1:${port}/readyz?verbose`).catch(() => undefined);
+          const text = await r?.text();
+          return text?.includes('[+]webhook ok') ? text : undefined;
+        },
+        { timeoutMs: 30_000, intervalMs: 100, what: '/readyz with the webhook line' },
+      );
+      assert.match(ready!, /\[\+\]webhook ok/);
+      const res = await undiciFetch(`https://127.0.0.1:${webhookPort}/convert`, {
+        method: 'POST',
+        dispatcher: trusting,
+        headers: { 'content-type': 'application/json' },
+        body: JSON.stringify({
+          apiVersion: 'apiextensions.k8s.io/v1',
+          kind: 'ConversionReview',
+          request: {
+            uid: 'u1',
+            desiredAPIVersion: 'cluster.x-k8s.io/v1beta2',
+            objects: [
+              {
+                apiVersion: 'cluster.x-k8s.io/v1beta1',
+                kind: 'Cluster',
+                metadata: { name: 'demo', namespace: 'capo-demo' },
+                spec: {
+                  infrastructureRef: {
+                    apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+                    kind: 'OpenStackCluster',
+                    name: 'demo',
+                  },
+                },
+              },
+            ],
+          },
+        }),
+      });
+      assert.equal(res.status, 200);
+      const review = (await res.json()) as { response: { result: unknown; convertedObjects: any[] } };
+      assert.deepEqual(review.response.result, { status: 'Success' });
+      assert.deepEqual(review.response.convertedObjects[0].spec.infrastructureRef, {
+        apiGroup: 'infrastructure.cluster.x-k8s.io',
+        kind: 'OpenStackCluster',
+        name: 'demo',
+      });
+    } catch (err) {
+      throw new Error(`${(err as Error).message}\n${capo.stderr()}`, { cause: err });
+    } finally {
+      await trusting.close();
+      capo.child.kill('SIGTERM');
+    }
+    assert.equal(await capo.exited, 0, capo.stderr());
+  });
+
+  it('a --webhook-cert-dir without tls.crt stops capo with the file named', async () => {
+    const empty = join(dir, 'no-certs');
+    await mkdir(empty, { recursive: true });
+    const capo = spawnCapo(
+      [
+        `--kubeconfig=${kube.kubeconfigPath}`,
+        '--health-addr=0',
+        '--diagnostics-address=0',
+        `--webhook-port=${await freePort()}`,
+        `--webhook-cert-dir=${empty}`,
+      ],
+      {},
+    );
+    assert.equal(await capo.exited, 1, capo.stderr());
+    assert.match(capo.stderr(), new RegExp(`${join(empty, 'tls.crt')}: cannot be read \\(ENOENT\\)`));
   });
 });

@@ -3,13 +3,20 @@
  * (its `main.go`). Flag errors exit 2 with what to fix; the process runs until SIGTERM/SIGINT and
  * exits non-zero when it loses its lease.
  *
- * CAPO's other flags (webhooks, TLS, klog) are accepted so an existing Deployment
+ * The conversion webhook is served as controller-runtime serves it (`--webhook-port`,
+ * `--webhook-cert-dir`). CAPO's other flags (TLS, klog) are accepted so an existing Deployment
  * keeps working; each one given is named in a warning saying shiftstack does not support it yet
  * and what it does instead. Two are refused: `--namespace` and `--watch-filter` narrow what a
  * CAPO instance acts on, and ignoring them would act on objects another instance owns.
  */
 import { Option, type Command } from 'commander';
-import { buildCapo, CAPO_DEFAULTS, CAPO_LEASE_NAME, type CapoOptions } from '../../capo/cmd.ts';
+import {
+  buildCapo,
+  CAPO_DEFAULTS,
+  CAPO_LEASE_NAME,
+  CAPO_WEBHOOK_DEFAULTS,
+  type CapoOptions,
+} from '../../capo/cmd.ts';
 import { loadKubeConfig } from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
 import { acceptEveryFlag, Inputs } from '../inputs.ts';
@@ -48,22 +55,20 @@ interface Flags {
   insecureDiagnostics: boolean;
   metricsBindAddr?: string;
   actAsClusterApiCore: boolean;
+  webhookPort: number;
+  webhookCertDir: string;
   namespace?: string;
   watchFilter?: string;
   version?: string | boolean;
 }
 
-const WEBHOOKS =
-  'shiftstack capo serves no admission webhooks: its controllers refuse changes to immutable fields themselves (condition SpecAccepted=False and a Warning Event)';
-const TLS = 'webhooks are not served, and the diagnostics port serves TLS 1.2 and 1.3 with Node.js defaults';
+const TLS = 'the webhook and diagnostics ports serve TLS 1.2 and 1.3 with Node.js defaults';
 /**
  * Flags of CAPO's manager (CAPO main.go, CAPI's diagnostics flags, component-base logs, klog) that
  * shiftstack does not support yet; see upstream-flags.ts.
  */
 export const CAPO_COMPAT_FLAGS: readonly CompatFlag[] = [
   value('v', LOGS),
-  value('webhook-port', WEBHOOKS, (v) => v === '0'),
-  value('webhook-cert-dir', WEBHOOKS),
   value('tls-min-version', TLS),
   value('tls-max-version', TLS),
   value('tls-cipher-suites', TLS),
@@ -94,7 +99,7 @@ function addCompatFlags(cmd: Command): Command {
   addCompatOptions(cmd, CAPO_COMPAT_FLAGS);
   return cmd.addHelpText(
     'after',
-    "\nCAPO's other flags (--webhook-port, --webhook-cert-dir, " +
+    "\nCAPO's other flags (" +
       '--tls-*, --v and the klog flags, --feature-gates, …) are accepted so existing Deployments keep working; ' +
       'each one given is named in a warning at startup. --namespace and --watch-filter are refused.',
   );
@@ -190,6 +195,17 @@ export function configureCapo(command: Command, ctx: CliContext): void {
         .default(d.actAsClusterAPICore)
         .argParser(goBool),
     )
+    .option(
+      '--webhook-port <port>',
+      'where the conversion webhook is served (HTTPS, POST /convert, every address); 0 serves none',
+      intFlag(0),
+      CAPO_WEBHOOK_DEFAULTS.port,
+    )
+    .option(
+      '--webhook-cert-dir <dir>',
+      'the webhook serving certificate: tls.crt and tls.key (as a cert-manager Secret mounts them; re-read when they change); without them in the default directory, a self-signed one',
+      CAPO_WEBHOOK_DEFAULTS.certDir,
+    )
     .addOption(new Option('--namespace <namespace>', "CAPO's: refused, see below").hideHelp())
     .addOption(new Option('--watch-filter <value>', "CAPO's: refused, see below").hideHelp())
     .addOption(new Option('--version [bool]', "CAPO's: print the version").hideHelp().argParser(goBool))
@@ -208,6 +224,11 @@ export function configureCapo(command: Command, ctx: CliContext): void {
       if (flags.watchFilter) {
         inputs.add(
           `--watch-filter=${flags.watchFilter} is not supported yet: shiftstack capo would act on objects without the label too, including those another CAPO instance owns; leave --watch-filter out`,
+        );
+      }
+      if (flags.webhookPort > 65535) {
+        inputs.add(
+          `--webhook-port=${flags.webhookPort} is not a port: write 1 to 65535, or 0 to serve no webhook`,
         );
       }
       const warnings = compatWarnings(cmd);
@@ -237,6 +258,17 @@ export function configureCapo(command: Command, ctx: CliContext): void {
         health: inputs.check(() => listenAddress('--health-addr', flags.healthAddr)),
         diagnostics: inputs.check(() => diagnosticsFlags(flags)),
         actAsClusterAPICore: flags.actAsClusterApiCore,
+        webhook:
+          flags.webhookPort === 0
+            ? undefined
+            : {
+                ...CAPO_WEBHOOK_DEFAULTS,
+                port: flags.webhookPort,
+                certDir: flags.webhookCertDir,
+                // Only the default directory may be empty (no cert-manager): a directory named on
+                // the command line without a certificate is a mistake to report, not to paper over.
+                selfSignedWithoutCert: cmd.getOptionValueSource('webhookCertDir') === 'default',
+              },
       };
       const kubeConfig = inputs.check(() => loadKubeConfig(flags.kubeconfig));
       inputs.done();

@@ -99,7 +99,7 @@ export type ObjectOfKind<K> = K extends Kind<infer T> ? T : never;
 export interface CustomResourceDefinition {
   apiVersion: 'apiextensions.k8s.io/v1';
   kind: 'CustomResourceDefinition';
-  metadata: { name: string; labels?: Record<string, string> };
+  metadata: { name: string; labels?: Record<string, string>; annotations?: Record<string, string> };
   spec: {
     group: string;
     names: {
@@ -147,6 +147,8 @@ export interface CrdOptions {
   /** The version objects are stored in; the first kind's when unset. */
   storageVersion?: string;
   conversion?: CrdConversion;
+  /** The CRD's annotations, e.g. cert-manager's `cert-manager.io/inject-ca-from`. */
+  annotations?: Readonly<Record<string, string>>;
 }
 
 /**
@@ -183,7 +185,13 @@ export function customResourceDefinition(
   return {
     apiVersion: 'apiextensions.k8s.io/v1',
     kind: 'CustomResourceDefinition',
-    metadata: { name: first.crdName, ...(Object.keys(labels).length ? { labels } : {}) },
+    metadata: {
+      name: first.crdName,
+      ...(Object.keys(labels).length ? { labels } : {}),
+      ...(opts.annotations && Object.keys(opts.annotations).length
+        ? { annotations: { ...opts.annotations } }
+        : {}),
+    },
     spec: {
       group: d.group,
       names,

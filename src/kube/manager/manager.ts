@@ -21,6 +21,7 @@ import { randomUUID } from 'node:crypto';
 import type { KubeConfig } from '@kubernetes/client-node';
 import {
   startHealthServer,
+  type Check,
   type HealthServer,
   type HealthServerOptions,
   type RequestGuard,
@@ -138,6 +139,7 @@ export class Manager implements ControllerHost {
   private readonly eventsClient: KubeClient | undefined;
   private readonly runnables: Entry[] = [];
   private readonly names = new Set<string>();
+  private readonly readyzChecks: Check[] = [];
   private started = false;
   private fatal: Error | undefined;
   private readonly leading = new Set<string>();
@@ -210,6 +212,15 @@ export class Manager implements ControllerHost {
     this.runnables.push({ runnable });
   }
 
+  /**
+   * Adds a line to the health server's `/readyz` (controller-runtime's `AddReadyzCheck`), e.g. the
+   * webhook server's "started" check.
+   */
+  addReadyzCheck(check: Check): void {
+    if (this.started) throw new Error(`cannot add the readyz check ${check.name}: the manager has started`);
+    this.readyzChecks.push(check);
+  }
+
   /** This process's identity in leader election. */
   get identity(): string | undefined {
     return this.leaseConfig?.identity;
@@ -253,6 +264,7 @@ export class Manager implements ControllerHost {
                 throw new Error(`not synced: ${pending.map((i) => i.type.plural).join(', ')}`);
             },
           },
+          ...this.readyzChecks,
         ],
       });
       this.healthUrl = health.url;
