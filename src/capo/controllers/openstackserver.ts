@@ -113,6 +113,9 @@ export interface OpenStackServerControllerOptions {
 
 const MAX_WAIT_MS = 15_000;
 
+/** OpenStackServers by the bootstrap Secret they read (`namespace/name`). */
+const SERVER_BY_USER_DATA = 'capo/server-user-data';
+
 /**
  * A failure that may pass (Nova's NoValidHost, a quota, a delete refused for now), already said in
  * the conditions and an Event: thrown so that the work queue retries the object with its per-key
@@ -144,7 +147,14 @@ export function registerOpenStackServerController(
       ? new BuildPoller(scopes, (o) => wake(o), { intervalMs: pollMs, clock: mgr.clock, log: mgr.log })
       : undefined;
   const r = new OpenStackServerReconciler(mgr, scopes, opts, poller);
-  const servers = mgr.informers.informerFor(capoKinds.OpenStackServer);
+  // A Secret's event looks up the servers naming it (not a scan of every server: at 1,000 machines
+  // the bootstrap Secrets' 1,000 events would each walk all 1,000 servers).
+  const servers = mgr.informers.informerFor(capoKinds.OpenStackServer, {
+    indexers: {
+      [SERVER_BY_USER_DATA]: (s) =>
+        s.spec?.userDataRef?.name ? [`${s.metadata?.namespace ?? ''}/${s.spec.userDataRef.name}`] : [],
+    },
+  });
   const errorMaxMs = Math.min(Math.max(opts.errorMaxMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
   const errorInitialMs = Math.min(Math.max(opts.errorInitialMs ?? 1_000, 1), errorMaxMs);
   const controller = mgr
@@ -155,12 +165,7 @@ export function registerOpenStackServerController(
     // only: the Secrets themselves are read uncached (CAPO_UNCACHED_KINDS), never held here.
     .watches(metadataOnly(kinds.Secret), (secret) =>
       servers
-        .list()
-        .filter(
-          (s) =>
-            s.metadata?.namespace === secret.metadata?.namespace &&
-            s.spec.userDataRef?.name === secret.metadata?.name,
-        )
+        .byIndex(SERVER_BY_USER_DATA, `${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`)
         .map((s) => objectKey(s)),
     )
     .withOptions({
