@@ -5,6 +5,7 @@
  * shares.
  */
 import { readFile } from 'node:fs/promises';
+import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
 import { isNotFound, kinds, type KubernetesObject } from '../../src/kube/index.ts';
@@ -60,8 +61,9 @@ export function scaledServerOptions(scale: number, workers: number): OpenStackSe
 }
 
 /** CAPO's intervals (see each controller's options) scaled like the cloud. */
-function capoOptions(scale: number, workers: number): StartCapoOptions {
+function capoOptions(scale: number, workers: number, buildPollMs?: number): StartCapoOptions {
   const s = scaledBy(scale);
+  const server = scaledServerOptions(scale, workers);
   return {
     controllers: ['openstackcluster', 'openstackmachine', 'openstackserver'],
     machine: {
@@ -72,7 +74,8 @@ function capoOptions(scale: number, workers: number): StartCapoOptions {
       deleteWaitMs: s(10_000),
       ingressWaitMs: s(5_000),
     },
-    server: scaledServerOptions(scale, workers),
+    // The shared build poll (1 s by default) scaled like the rest; 0 turns it off.
+    server: { ...server, buildPollMs: buildPollMs === 0 ? 0 : s(buildPollMs ?? 1_000) },
     cluster: {
       workers: 10,
       bastionWaitMs: s(15_000),
@@ -89,12 +92,35 @@ export interface CapoMachinesOptions {
   scale: number;
   /** The machine and server controllers' workers, one run each. */
   concurrency: number[];
+  /**
+   * Machines whose objects are sent at once (each one's Secret, Machine and OpenStackMachine in
+   * order); all of them by default. At 1,000, as kubectl or a GitOps tool would, a bounded number:
+   * a thousand connections opened together time out on a 2-core machine before any controller runs.
+   */
+  createConcurrency?: number;
+  /** The OpenStackServer controller's shared build poll (unscaled ms; 0 turns it off); 1 s by default. */
+  buildPollMs?: number;
+  /** A line on stderr every few seconds while waiting for the machines. */
+  progress?: boolean;
+}
+
+/** What the scale benchmark adds to a row: the process's own costs while N machines come up. */
+export interface CapoScaleFigures {
+  /** Kubernetes API requests the controllers sent (rest_client_requests_total) while creating and deleting. */
+  kubeRequests: { create: number; delete: number };
+  /** Heap grown per machine between before the objects and all ready (after a GC each). */
+  heapPerMachineKb: number;
+  /** The event loop's delay while creating (p50, p99, max; ms). */
+  lagMs: { p50: number; p99: number; max: number };
+  /** Nova reads of servers while creating: by id, and lists (the build poll's and the adoptions'). */
+  serverReads: { byId: number; lists: number };
 }
 
 export interface CapoRow extends MachinesFigures {
   workers: number;
   octavia: Calls;
   delOctavia: Calls;
+  scale: CapoScaleFigures;
 }
 
 export interface CapoMachinesRun {
@@ -188,15 +214,21 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
     for (const workers of opts.concurrency) {
       // A fresh process (fresh token cache): its Keystone tokens, all of them, count here.
       await resetStats(sim.url);
-      capo = await env.startCapo(capoOptions(SCALE, workers));
+      capo = await env.startCapo(capoOptions(SCALE, workers, opts.buildPollMs));
       const before = await reconciles(capo.registry);
+      const heapBefore = heapMb();
+      const lag = monitorEventLoopDelay({ resolution: 10 });
+      lag.enable();
       t0 = performance.now();
+      const sendAtOnce = Math.max(1, Math.min(N, opts.createConcurrency ?? N));
+      let next = 0;
       await Promise.all(
-        Array.from({ length: N }, (_, i) => i).map(async (i) => {
-          for (const o of machineObjects(i)) await create(o);
+        Array.from({ length: sendAtOnce }, async () => {
+          for (let i = next++; i < N; i = next++) for (const o of machineObjects(i)) await create(o);
         }),
       );
       const readyAt = new Map<string, number>();
+      let lastSaid = 0;
       await eventually(
         async () => {
           const now = performance.now() - t0;
@@ -204,11 +236,18 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
             const name = m.metadata!.name!;
             if (m.status?.ready === true && m.spec.providerID && !readyAt.has(name)) readyAt.set(name, now);
           }
+          if (opts.progress && now - lastSaid > 5_000) {
+            lastSaid = now;
+            console.error(`  ${(now / 1000).toFixed(0)} s: ${readyAt.size} of ${N} ready`);
+          }
           return readyAt.size >= N;
         },
         wait(`${N} OpenStackMachines ready (${workers} workers)`),
       );
       const readyMs = performance.now() - t0;
+      lag.disable();
+      const heapReady = heapMb();
+      const kubeCreate = await kubeRequests(capo.registry);
       const snap = await stats(sim.url);
       const times = [...readyAt.values()].sort((a, b) => a - b);
       const createCalls = serverCallsOf(snap);
@@ -232,6 +271,8 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       );
       const deleteMs = performance.now() - t0;
       const del = await stats(sim.url);
+      const kubeDelete = (await kubeRequests(capo.registry)) - kubeCreate;
+      const novaOps = snap.services['nova']?.operations ?? {};
       // Nova's delete takes the root volumes along, after the server is gone: let them go too.
       const left = await eventually(
         async () => {
@@ -260,6 +301,19 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
         delOctavia: callsOf(del, 'octavia'),
         left: left!,
         heapMb: heapMb(),
+        scale: {
+          kubeRequests: { create: kubeCreate, delete: kubeDelete },
+          heapPerMachineKb: ((heapReady - heapBefore) * 1024) / N,
+          lagMs: {
+            p50: lag.percentile(50) / 1e6,
+            p99: lag.percentile(99) / 1e6,
+            max: lag.max / 1e6,
+          },
+          serverReads: {
+            byId: novaOps['GET /v2.1/servers/{server_id}']?.count ?? 0,
+            lists: novaOps['GET /v2.1/servers/detail']?.count ?? 0,
+          },
+        },
       });
       console.error(
         `done: ${N} machines, ${workers} workers (${((performance.now() - started) / 1000).toFixed(0)} s so far)`,
@@ -278,6 +332,13 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
     await env.close();
   }
 }
+
+/** `rest_client_requests_total` summed: every request the controllers' Kubernetes client sent. */
+async function kubeRequests(registry: RunningCapoRegistry): Promise<number> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'rest_client_requests_total');
+  return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
+}
+type RunningCapoRegistry = Parameters<typeof reconciles>[0];
 
 /** capo's own table: one row per concurrency, then the writes each made. */
 export function printCapoMachines(run: CapoMachinesRun): void {

@@ -155,6 +155,9 @@ export interface OpenStackMachineControllerOptions {
 
 const CAP_MS = 15_000;
 
+/** OpenStackMachines by their cluster (`namespace/cluster-name` label). */
+const MACHINE_BY_CLUSTER = 'capo/machine-cluster';
+
 export function registerOpenStackMachineController(
   mgr: Manager,
   scopes: ScopeCache,
@@ -162,13 +165,17 @@ export function registerOpenStackMachineController(
 ): void {
   const own = new OwnWrites<OpenStackMachine>();
   const r = new OpenStackMachineReconciler(mgr, scopes, opts, own);
-  const machines = mgr.informers.informerFor(capoKinds.OpenStackMachine);
+  // A cluster's machines by index, not a scan of every machine per Cluster or control-plane event.
+  const machines = mgr.informers.informerFor(capoKinds.OpenStackMachine, {
+    indexers: {
+      [MACHINE_BY_CLUSTER]: (m) => {
+        const cluster = m.metadata?.labels?.[CLUSTER_NAME_LABEL];
+        return cluster ? [`${m.metadata?.namespace ?? ''}/${cluster}`] : [];
+      },
+    },
+  });
   const ofCluster = (namespace: string | undefined, cluster: string) =>
-    machines
-      .list()
-      .filter(
-        (m) => m.metadata?.namespace === namespace && m.metadata?.labels?.[CLUSTER_NAME_LABEL] === cluster,
-      );
+    machines.byIndex(MACHINE_BY_CLUSTER, `${namespace ?? ''}/${cluster}`);
   mgr
     .controller(OPENSTACK_MACHINE_CONTROLLER)
     // Our own status patch after every reconcile, our finalizer and providerID would otherwise

@@ -46,6 +46,7 @@ import {
 } from '../../kube/index.ts';
 import { AuthenticationError, EndpointNotFoundError } from '../../openstack/core/errors.ts';
 import {
+  backoffPolicy,
   instanceAddresses,
   ServerEngine,
   volumeSpecs,
@@ -66,6 +67,7 @@ import {
   type OpenStackServerSpec,
 } from '../api/index.ts';
 import { IdentityError, type Scope, type ScopeCache } from '../identity.ts';
+import { BuildPoller } from '../server/build-poller.ts';
 import { ServerReport } from '../server/report.ts';
 import { toServerSpec } from '../server/spec.ts';
 import { addressesOf, stateFromStatus, statusFromState } from '../server/status.ts';
@@ -101,9 +103,18 @@ export interface OpenStackServerControllerOptions {
   errorInitialMs?: number;
   /** Cap of the failure back-off (default and ceiling 15 s). */
   errorMaxMs?: number;
+  /**
+   * Building servers are looked at together, one `GET /servers/detail?changes-since` per identity
+   * this often (default 1 s; see server/build-poller.ts), each server's own look only at the
+   * engine's cap. 0: no shared look, each server by its age alone.
+   */
+  buildPollMs?: number;
 }
 
 const MAX_WAIT_MS = 15_000;
+
+/** OpenStackServers by the bootstrap Secret they read (`namespace/name`). */
+const SERVER_BY_USER_DATA = 'capo/server-user-data';
 
 /**
  * A failure that may pass (Nova's NoValidHost, a quota, a delete refused for now), already said in
@@ -129,11 +140,24 @@ export function registerOpenStackServerController(
   scopes: ScopeCache,
   opts: OpenStackServerControllerOptions = {},
 ): void {
-  const r = new OpenStackServerReconciler(mgr, scopes, opts);
-  const servers = mgr.informers.informerFor(capoKinds.OpenStackServer);
+  let wake: (req: Request) => void = () => {};
+  const pollMs = opts.buildPollMs ?? 1_000;
+  const poller =
+    pollMs > 0
+      ? new BuildPoller(scopes, (o) => wake(o), { intervalMs: pollMs, clock: mgr.clock, log: mgr.log })
+      : undefined;
+  const r = new OpenStackServerReconciler(mgr, scopes, opts, poller);
+  // A Secret's event looks up the servers naming it (not a scan of every server: at 1,000 machines
+  // the bootstrap Secrets' 1,000 events would each walk all 1,000 servers).
+  const servers = mgr.informers.informerFor(capoKinds.OpenStackServer, {
+    indexers: {
+      [SERVER_BY_USER_DATA]: (s) =>
+        s.spec?.userDataRef?.name ? [`${s.metadata?.namespace ?? ''}/${s.spec.userDataRef.name}`] : [],
+    },
+  });
   const errorMaxMs = Math.min(Math.max(opts.errorMaxMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
   const errorInitialMs = Math.min(Math.max(opts.errorInitialMs ?? 1_000, 1), errorMaxMs);
-  mgr
+  const controller = mgr
     .controller(OPENSTACK_SERVER_CONTROLLER)
     // Our own status writes need no reconcile (each step requeues for what it waits on).
     .for(capoKinds.OpenStackServer, { predicates: [specOrMetadataChanged()] })
@@ -141,12 +165,7 @@ export function registerOpenStackServerController(
     // only: the Secrets themselves are read uncached (CAPO_UNCACHED_KINDS), never held here.
     .watches(metadataOnly(kinds.Secret), (secret) =>
       servers
-        .list()
-        .filter(
-          (s) =>
-            s.metadata?.namespace === secret.metadata?.namespace &&
-            s.spec.userDataRef?.name === secret.metadata?.name,
-        )
+        .byIndex(SERVER_BY_USER_DATA, `${secret.metadata?.namespace ?? ''}/${secret.metadata?.name ?? ''}`)
         .map((s) => objectKey(s)),
     )
     .withOptions({
@@ -159,6 +178,10 @@ export function registerOpenStackServerController(
       ),
     })
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
+  if (poller) {
+    wake = (req) => controller.enqueue(req);
+    mgr.add(poller);
+  }
 }
 
 class OpenStackServerReconciler {
@@ -166,11 +189,18 @@ class OpenStackServerReconciler {
   private readonly scopes: ScopeCache;
   private readonly backoff: Partial<BackoffPolicy>;
   private readonly waitMs: number;
+  private readonly poller: BuildPoller | undefined;
   /** The resourceVersion of our last write per object (namespace/name), while the cache may lag it. */
   private readonly written = new Map<string, string>();
 
-  constructor(mgr: Manager, scopes: ScopeCache, opts: OpenStackServerControllerOptions) {
+  constructor(
+    mgr: Manager,
+    scopes: ScopeCache,
+    opts: OpenStackServerControllerOptions,
+    poller: BuildPoller | undefined,
+  ) {
     this.mgr = mgr;
+    this.poller = poller;
     this.scopes = scopes;
     this.backoff = opts.backoff ?? {};
     this.waitMs = Math.min(Math.max(opts.waitMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
@@ -305,13 +335,15 @@ class OpenStackServerReconciler {
         );
       }
     }
-    return this.ensured(report, result);
+    return this.ensured(report, result, spec);
   }
 
   /** The engine's result in status and conditions; the requeue it asks for. */
-  private ensured(report: ServerReport, result: EnsureResult): Result {
+  private ensured(report: ServerReport, result: EnsureResult, spec: OpenStackServerSpec): Result {
     const status = report.status;
     Object.assign(status, statusFromState(result.state));
+    const instanceID = result.state.instanceID;
+    if (result.phase !== 'Pending' && instanceID !== undefined) this.poller?.forget(instanceID);
     switch (result.phase) {
       case 'Ready':
         status.instanceID = result.instanceID;
@@ -332,6 +364,19 @@ class OpenStackServerReconciler {
           undefined,
           result.reason === 'InstanceNotReady' ? 'Unknown' : 'False',
         );
+        if (
+          this.poller &&
+          instanceID !== undefined &&
+          (result.reason === 'InstanceBuilding' || result.reason === 'InstanceCreated')
+        ) {
+          // The shared list wakes us once Nova is done; our own look is only the safety net.
+          const obj = report.object;
+          this.poller.watch(obj.metadata!.namespace!, spec.identityRef, instanceID, {
+            namespace: obj.metadata!.namespace!,
+            name: obj.metadata!.name!,
+          });
+          return { requeueAfterMs: Math.max(result.retryAfterMs, backoffPolicy(this.backoff).maxMs) };
+        }
         return { requeueAfterMs: result.retryAfterMs };
       case 'Failed':
         return this.failed(report, result);
@@ -393,6 +438,7 @@ class OpenStackServerReconciler {
     const obj = report.object;
     const status = report.status;
     const state = stateFromStatus(status);
+    if (state.instanceID !== undefined) this.poller?.forget(state.instanceID);
     const done = async (): Promise<Result> => {
       await report.write(signal);
       await removeFinalizer(this.mgr.api, capoKinds.OpenStackServer, report.object, SERVER_FINALIZER, {
