@@ -235,6 +235,11 @@ describe('clusterctl: infrastructure-components.yaml', () => {
   it('is accepted by the Kubernetes emulator object by object, nothing pruned', async () => {
     const kube = await startTestKube();
     try {
+      // What clusterctl init puts there first: cert-manager.
+      await applyCrds(
+        kube,
+        STAND_INS.filter((s) => s.group === 'cert-manager.io').map((s) => standInCrd(s) as unknown as Obj),
+      );
       for (const obj of docs(substituteVariables(text, {}), COMPONENTS_FILE)) {
         const path = await pathOf(kube, obj, obj.metadata.namespace);
         const res = await kube.req('POST', `${path}?fieldValidation=Strict`, obj);
@@ -248,6 +253,24 @@ describe('clusterctl: infrastructure-components.yaml', () => {
     }
   });
 });
+
+/** Creates the CRDs and waits until every version of each is served. */
+async function applyCrds(kube: TestKube, crds: readonly Obj[]): Promise<void> {
+  for (const crd of crds) {
+    const res = await kube.req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
+    assert.equal(res.status, 201, `${crd.metadata.name}: ${res.text}`);
+  }
+  for (const crd of crds) {
+    const group = crd.spec.group as string;
+    for (const v of crd.spec.versions as { name: string }[]) {
+      await eventually(
+        async () =>
+          (await kube.req('GET', `/apis/${group}/${v.name}/${crd.spec.names.plural}`)).status === 200,
+        { timeoutMs: 20_000, what: `${crd.metadata.name} ${v.name} served` },
+      );
+    }
+  }
+}
 
 /** The collection path of an object's kind, from the API server's discovery. */
 async function pathOf(kube: TestKube, obj: Obj, namespace?: string): Promise<string> {
@@ -304,24 +327,10 @@ for (const [version, dir] of [
       let kube: TestKube;
       before(async () => {
         kube = await startTestKube();
-        const crds = [
+        await applyCrds(kube, [
           ...crdFiles().map((f) => parse(f.text) as Obj),
           ...STAND_INS.map((s) => standInCrd(s) as unknown as Obj),
-        ];
-        for (const crd of crds) {
-          const res = await kube.req('POST', '/apis/apiextensions.k8s.io/v1/customresourcedefinitions', crd);
-          assert.equal(res.status, 201, `${crd.metadata.name}: ${res.text}`);
-        }
-        for (const crd of crds) {
-          const group = crd.spec.group as string;
-          for (const v of crd.spec.versions as { name: string }[]) {
-            await eventually(
-              async () =>
-                (await kube.req('GET', `/apis/${group}/${v.name}/${crd.spec.names.plural}`)).status === 200,
-              { timeoutMs: 20_000, what: `${crd.metadata.name} ${v.name} served` },
-            );
-          }
-        }
+        ]);
       });
       after(async () => {
         await kube?.close();

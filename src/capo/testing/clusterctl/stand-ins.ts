@@ -2,10 +2,11 @@
  * Stand-in CRDs for the kinds of the other Cluster API providers that clusterctl's templates
  * create beside CAPO's: the kubeadm control-plane and bootstrap providers' (KubeadmControlPlane,
  * KubeadmControlPlaneTemplate, KubeadmConfigTemplate) and core's MachineDeployment and
- * ClusterClass. On a management cluster those providers install their own CRDs; here each is an
- * open schema (spec and status kept whole) served in v1beta1 and v1beta2, so a template's objects
- * go in and come back as they were sent, and what is checked is ours. Cluster and Machine are not
- * here: deploy/capo/crds has their stand-ins.
+ * ClusterClass, and cert-manager's Issuer and Certificate (`clusterctl init` installs cert-manager
+ * before any provider; the components' webhook certificate is one). On a management cluster those
+ * install their own CRDs; here each is an open schema (spec and status kept whole) served in the
+ * versions the files use, so objects go in and come back as they were sent, and what is checked is
+ * ours. Cluster and Machine are not here: deploy/capo/crds has their stand-ins.
  */
 import type { CrdVersion, CustomResourceDefinition } from '../../../kube/crd/kind.ts';
 
@@ -13,6 +14,8 @@ interface StandIn {
   group: string;
   kind: string;
   plural: string;
+  /** Served versions, the stored one first; Cluster API's v1beta1 and v1beta2 by default. */
+  versions?: readonly string[];
 }
 
 export const STAND_INS: readonly StandIn[] = [
@@ -25,11 +28,13 @@ export const STAND_INS: readonly StandIn[] = [
   { group: 'bootstrap.cluster.x-k8s.io', kind: 'KubeadmConfigTemplate', plural: 'kubeadmconfigtemplates' },
   { group: 'cluster.x-k8s.io', kind: 'MachineDeployment', plural: 'machinedeployments' },
   { group: 'cluster.x-k8s.io', kind: 'ClusterClass', plural: 'clusterclasses' },
+  { group: 'cert-manager.io', kind: 'Issuer', plural: 'issuers', versions: ['v1'] },
+  { group: 'cert-manager.io', kind: 'Certificate', plural: 'certificates', versions: ['v1'] },
 ];
 
 const open = { type: 'object', 'x-kubernetes-preserve-unknown-fields': true } as const;
 
-/** The stand-in CRD of one kind: v1beta1 stored, v1beta2 served, neither pruning anything. */
+/** The stand-in CRD of one kind: its versions served, the first stored, none pruning anything. */
 export function standInCrd(s: StandIn): CustomResourceDefinition {
   const version = (name: string, storage: boolean): CrdVersion => ({
     name,
@@ -57,7 +62,7 @@ export function standInCrd(s: StandIn): CustomResourceDefinition {
       group: s.group,
       scope: 'Namespaced',
       names: { kind: s.kind, listKind: `${s.kind}List`, plural: s.plural, singular: s.kind.toLowerCase() },
-      versions: [version('v1beta1', true), version('v1beta2', false)],
+      versions: (s.versions ?? ['v1beta1', 'v1beta2']).map((v, i) => version(v, i === 0)),
     },
   };
 }
