@@ -2,7 +2,12 @@
  * `shiftstack sim kube`: the Kubernetes API emulator as a command. Prints the URL and the
  * kubeconfig path and serves until Ctrl-C.
  */
-import type { Command } from 'commander';
+import { InvalidArgumentError, type Command } from 'commander';
+import {
+  parseServiceEndpoint,
+  serviceResolverOf,
+  type ServiceEndpoint,
+} from '../../sim/kube/conversion-webhook.ts';
 import type { CliContext } from '../context.ts';
 import { parsePort, untilStopped } from './sim.ts';
 
@@ -15,8 +20,21 @@ export function registerSimKube(sim: Command, ctx: CliContext): void {
     .option('--kubeconfig <file>', 'where to write the kubeconfig', '.shiftstack/kube/kubeconfig')
     .option('--token <token>', 'bearer token clients must send (random by default)')
     .option('--no-tls', 'serve plain HTTP (kubectl then sends no token and is refused)')
+    .option(
+      '--service-endpoint <namespace/name:port=url>',
+      'where a Service a CRD conversion webhook names is reached (repeatable), e.g. capo-system/capo-webhook-service:443=https://127.0.0.1:9443',
+      serviceEndpoint,
+      [] as ServiceEndpoint[],
+    )
     .action(
-      async (opts: { port: number; host: string; kubeconfig: string; token?: string; tls: boolean }) => {
+      async (opts: {
+        port: number;
+        host: string;
+        kubeconfig: string;
+        token?: string;
+        tls: boolean;
+        serviceEndpoint: ServiceEndpoint[];
+      }) => {
         const log = ctx.log().child({ component: 'sim-kube' });
         // Loaded here, so `sim openstack` and `sim --help` do not load the Kubernetes emulator.
         const { startKubeSim } = await import('../../sim/kube/start.ts');
@@ -27,6 +45,7 @@ export function registerSimKube(sim: Command, ctx: CliContext): void {
           tls: opts.tls,
           log,
           ...(opts.token ? { token: opts.token } : {}),
+          conversion: { resolveService: serviceResolverOf(opts.serviceEndpoint) },
         });
         ctx.out(`Kubernetes API emulator listening on ${running.url}`);
         ctx.out(`kubeconfig: ${running.kubeconfigPath}`);
@@ -37,4 +56,12 @@ export function registerSimKube(sim: Command, ctx: CliContext): void {
         log.info('emulator stopped');
       },
     );
+}
+
+function serviceEndpoint(value: string, prev: ServiceEndpoint[]): ServiceEndpoint[] {
+  try {
+    return [...prev, parseServiceEndpoint(value)];
+  } catch (err) {
+    throw new InvalidArgumentError((err as Error).message);
+  }
 }

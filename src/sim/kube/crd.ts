@@ -18,6 +18,7 @@ import {
   type Strategy,
   type StrategyContext,
   type TableColumn,
+  type WebhookConversion,
 } from './types.ts';
 
 export const CRD_CLEANUP_FINALIZER = 'customresourcecleanup.apiextensions.k8s.io';
@@ -114,6 +115,7 @@ function validateCRD(obj: Obj): FieldError[] {
   const scope = asString(spec.scope) ?? '';
   if (scope !== 'Namespaced' && scope !== 'Cluster')
     errs.push(field.notSupported('spec.scope', scope, ['Cluster', 'Namespaced']));
+  validateConversion(spec, errs);
   const versions = versionsOf(obj);
   if (versions.length === 0)
     errs.push(field.invalid('spec.versions', [], 'must have exactly one version marked as storage version'));
@@ -336,6 +338,7 @@ export function crResourceDef(crd: Obj, version: Obj): ResourceDef {
   const scale = asObj(subs.scale);
   const versionName = asString(version.name) ?? '';
   const storageVersion = storageVersionOf(crd) ?? versionName;
+  const webhook = webhookConversionOf(crd);
   const selectable = (asArray(version.selectableFields) ?? [])
     .map((f) => asString(asObj(f)?.jsonPath))
     .filter((p): p is string => !!p)
@@ -370,8 +373,14 @@ export function crResourceDef(crd: Obj, version: Obj): ResourceDef {
     },
     supportedFields: new Set(fieldNames),
     columns: printerColumns(version),
-    toStorage: (o) => ({ ...o, apiVersion: `${group}/${storageVersion}` }),
-    fromStorage: (o) => ({ ...o, apiVersion: `${group}/${versionName}` }),
+    // Strategy None rewrites apiVersion both ways; a webhook converts (conversion.ts) and an
+    // object keeps the apiVersion it was stored in.
+    ...(webhook
+      ? { webhookConversion: webhook }
+      : {
+          toStorage: (o: Obj) => ({ ...o, apiVersion: `${group}/${storageVersion}` }),
+          fromStorage: (o: Obj) => ({ ...o, apiVersion: `${group}/${versionName}` }),
+        }),
     schema,
     crd: asString(metaOf(crd).name) ?? '',
     ...(scale
@@ -386,6 +395,96 @@ export function crResourceDef(crd: Obj, version: Obj): ResourceDef {
         }
       : {}),
   };
+}
+
+/** `spec.conversion` of strategy Webhook as what the emulator calls, or undefined (strategy None). */
+export function webhookConversionOf(crd: Obj): WebhookConversion | undefined {
+  const conversion = asObj(asObj(crd.spec)?.conversion);
+  if (asString(conversion?.strategy) !== 'Webhook') return undefined;
+  const webhook = asObj(conversion?.webhook) ?? {};
+  const client = asObj(webhook.clientConfig) ?? {};
+  const svc = asObj(client.service);
+  const ca = asString(client.caBundle);
+  const schemas: Record<string, JSONSchema> = {};
+  for (const v of versionsOf(crd)) {
+    const name = asString(v.name);
+    const schema = schemaOf(v);
+    if (name && schema) schemas[name] = schema;
+  }
+  return {
+    config: {
+      crd: asString(metaOf(crd).name) ?? '',
+      ...(asString(client.url) ? { url: asString(client.url) } : {}),
+      ...(svc
+        ? {
+            service: {
+              namespace: asString(svc.namespace) ?? '',
+              name: asString(svc.name) ?? '',
+              port: typeof svc.port === 'number' ? svc.port : 443,
+              ...(asString(svc.path) ? { path: asString(svc.path) as string } : {}),
+            },
+          }
+        : {}),
+      ...(ca ? { caPem: Buffer.from(ca, 'base64').toString('utf8') } : {}),
+      conversionReviewVersions: stringList(webhook.conversionReviewVersions),
+    },
+    storageVersion: storageVersionOf(crd) ?? '',
+    schemas,
+  };
+}
+
+/** apiextensions' validation of `spec.conversion`. */
+function validateConversion(spec: Obj, errs: FieldError[]): void {
+  const conversion = asObj(spec.conversion);
+  if (!conversion) return;
+  const strategy = asString(conversion.strategy) ?? '';
+  if (strategy !== 'None' && strategy !== 'Webhook') {
+    errs.push(field.notSupported('spec.conversion.strategy', strategy, ['None', 'Webhook']));
+    return;
+  }
+  const webhook = asObj(conversion.webhook);
+  if (strategy === 'None') {
+    if (webhook)
+      errs.push(
+        field.forbidden('spec.conversion.webhook', 'should not be set when strategy is not set to Webhook'),
+      );
+    return;
+  }
+  if (!webhook) {
+    errs.push(field.required('spec.conversion.webhook', 'required when strategy is set to Webhook'));
+    return;
+  }
+  const client = asObj(webhook.clientConfig);
+  if (!client)
+    errs.push(
+      field.required('spec.conversion.webhook.clientConfig', 'required when strategy is set to Webhook'),
+    );
+  else {
+    const url = asString(client.url);
+    const svc = asObj(client.service);
+    if (!url === !svc)
+      errs.push(
+        field.required('spec.conversion.webhook.clientConfig', 'exactly one of url or service is required'),
+      );
+    if (url && !url.startsWith('https://'))
+      errs.push(
+        field.invalid(
+          'spec.conversion.webhook.clientConfig.url',
+          url,
+          "'https' is the only allowed URL scheme",
+        ),
+      );
+  }
+  const reviews = stringList(webhook.conversionReviewVersions);
+  if (!reviews.includes('v1') && !reviews.includes('v1beta1')) {
+    errs.push(
+      field.invalid(
+        'spec.conversion.webhook.conversionReviewVersions',
+        reviews,
+        'must include at least one of v1, v1beta1',
+      ),
+    );
+  }
 }
 
 /** Served versions of a CRD as resource definitions (none while it is being deleted). */

@@ -11,6 +11,7 @@ import { reviewResources } from './builtins/reviews.ts';
 import { kubernetesService, ServiceAllocations } from './builtins/services.ts';
 import { DEFAULT_VERSION, type VersionInfo } from './discovery.ts';
 import { apiErrors } from './errors.ts';
+import { WebhookConversions, type ConversionOptions, type ConversionStats } from './conversion.ts';
 import { Controllers } from './gc.ts';
 import type { Obj } from './json.ts';
 import { asString, metaOf } from './json.ts';
@@ -41,6 +42,8 @@ export interface KubeEmulatorOptions {
   initialRv?: number;
   now?: () => Date;
   log?: Logger;
+  /** CRD conversion webhooks: how a `clientConfig.service` is reached, the timeout. */
+  conversion?: ConversionOptions;
 }
 
 const SYSTEM_NAMESPACES = ['default', 'kube-system', 'kube-public', 'kube-node-lease'];
@@ -50,6 +53,8 @@ export class KubeEmulator {
   readonly registry = new Registry();
   readonly store: Store;
   readonly rest: Rest;
+  /** The verbs of CRDs whose conversion strategy is Webhook (asynchronous: they call it). */
+  readonly conversions: WebhookConversions;
   readonly watches: WatchHub;
   readonly controllers: Controllers;
   readonly reactors = new Reactors();
@@ -77,6 +82,15 @@ export class KubeEmulator {
       services: this.services,
       now: this.now,
     });
+    this.conversions = new WebhookConversions(
+      {
+        rest: this.rest,
+        store: this.store,
+        serviceExists: (namespace, name) =>
+          this.rest.getStored(this.resource('v1', 'services'), namespace, name) !== undefined,
+      },
+      options.conversion,
+    );
     const rbac = (resource: string, namespace?: string) =>
       this.rest.list(this.resource('rbac.authorization.k8s.io/v1', resource), namespace, {}).items;
     this.auth = new Auth({
@@ -190,10 +204,15 @@ export class KubeEmulator {
   }
 
   /** Counts for benchmarks and `/metrics`-like inspection. */
-  stats(): { objects: number; watches: number; resourceVersion: number } {
+  stats(): { objects: number; watches: number; resourceVersion: number; conversion: ConversionStats } {
     let objects = 0;
     for (const d of this.registry.storages()) objects += this.store.count(d.storageKey);
-    return { objects, watches: this.watches.count, resourceVersion: this.store.currentRv() };
+    return {
+      objects,
+      watches: this.watches.count,
+      resourceVersion: this.store.currentRv(),
+      conversion: { ...this.conversions.stats },
+    };
   }
 
   /** Ends watches and controllers; the store stays readable (a restart may reuse it). */

@@ -482,6 +482,10 @@ export class KubeHttp {
     const verbAllowed = (v: string) => {
       if (!def.verbs.includes(v)) throw apiErrors.methodNotSupported(groupResource(def), v);
     };
+    // A CRD converted by a webhook goes through the asynchronous verbs; every other resource
+    // keeps the synchronous ones.
+    const conv = def.webhookConversion ? this.em.conversions : undefined;
+    const signal = conv ? requestSignal(res) : undefined;
 
     if (method === 'GET') {
       const out = negotiate(accept, { discovery: false, objects: true });
@@ -490,7 +494,8 @@ export class KubeHttp {
         const injected = this.runReactors(route, 'get', { output: out.kind });
         if (subresource === 'scale')
           return this.send(res, 200, injected ?? rest.getScale(def, ns, name), out);
-        const obj = injected ?? rest.get(def, ns, name);
+        const obj =
+          injected ?? (conv && signal ? await conv.get(def, ns, name, signal) : rest.get(def, ns, name));
         return this.sendObject(res, 200, def, obj, out, url);
       }
       const query: ListQuery = {
@@ -517,11 +522,11 @@ export class KubeHttp {
       if (injected) return this.send(res, 200, injected, out);
       const limit = int('limit', url.searchParams.get('limit'));
       const cont = url.searchParams.get('continue');
-      const result = rest.list(def, route.namespace, {
-        ...query,
-        ...(limit ? { limit } : {}),
-        ...(cont ? { continue: cont } : {}),
-      });
+      const listQuery = { ...query, ...(limit ? { limit } : {}), ...(cont ? { continue: cont } : {}) };
+      const result =
+        conv && signal
+          ? await conv.list(def, route.namespace, listQuery, signal)
+          : rest.list(def, route.namespace, listQuery);
       if (out.kind === 'table') {
         const include = (url.searchParams.get('includeObject') ?? 'Metadata') as IncludeObject;
         const meta = result.list.metadata as Obj;
@@ -564,7 +569,11 @@ export class KubeHttp {
         const parsed = this.parseObject(rawBody, contentType);
         const injected = this.runReactors(route, 'create', isObj(parsed) ? { object: parsed } : {});
         if (injected) return this.sendObject(res, 201, def, injected, out, url);
-        const r = rest.create(def, ns, parsed, this.writeOptions(url, req, route));
+        const opts = this.writeOptions(url, req, route);
+        const r =
+          conv && signal
+            ? await conv.create(def, ns, parsed, opts, signal)
+            : rest.create(def, ns, parsed, opts);
         return this.sendObject(res, r.code, def, r.object, out, url, this.warningHeaders(r.warnings));
       }
       if (name && subresource === 'eviction') {
@@ -614,7 +623,10 @@ export class KubeHttp {
           out,
         );
       }
-      const r = rest.update(def, ns, name, parsed, opts);
+      const r =
+        conv && signal
+          ? await conv.update(def, ns, name, parsed, opts, signal)
+          : rest.update(def, ns, name, parsed, opts);
       return this.sendObject(res, r.code, def, r.object, out, url, this.warningHeaders(r.warnings));
     }
 
@@ -651,7 +663,10 @@ export class KubeHttp {
           out,
         );
       }
-      const r = rest.patch(def, ns, name, type, body, opts);
+      const r =
+        conv && signal
+          ? await conv.patch(def, ns, name, type, body, opts, signal)
+          : rest.patch(def, ns, name, type, body, opts);
       return this.sendObject(res, r.code, def, r.object, out, url, this.warningHeaders(r.warnings));
     }
 
@@ -670,12 +685,17 @@ export class KubeHttp {
             ? { fieldSelector: url.searchParams.get('fieldSelector') as string }
             : {}),
         };
-        return this.send(res, 200, rest.deleteCollection(def, route.namespace, query, opts), out);
+        const list =
+          conv && signal
+            ? await conv.deleteCollection(def, route.namespace, query, opts, signal)
+            : rest.deleteCollection(def, route.namespace, query, opts);
+        return this.send(res, 200, list, out);
       }
       verbAllowed('delete');
       const injected = this.runReactors(route, 'delete');
       if (injected) return this.send(res, 200, injected, out);
-      const r = rest.delete(def, ns, name, opts);
+      const r =
+        conv && signal ? await conv.delete(def, ns, name, opts, signal) : rest.delete(def, ns, name, opts);
       return this.send(res, r.code, r.body, out);
     }
     throw new StatusError(
@@ -816,8 +836,16 @@ export class KubeHttp {
     const include = (url.searchParams.get('includeObject') ?? 'Metadata') as IncludeObject;
     const rest = this.em.rest;
     const now = () => this.em.now().getTime();
-    const render = (type: WatchEventType, stored: Obj): Obj => {
-      const o = rest.out(def, stored);
+    const conv = def.webhookConversion ? this.em.conversions : undefined;
+    const signal = conv ? requestSignal(res) : undefined;
+    const render = (type: WatchEventType, stored: Obj): Obj | Promise<Obj> => {
+      if (conv && signal) {
+        const o = conv.event(def, stored, signal);
+        return o instanceof Promise ? o.then((c) => shape(type, c)) : shape(type, o);
+      }
+      return shape(type, rest.out(def, stored));
+    };
+    const shape = (type: WatchEventType, o: Obj): Obj => {
       if (out.kind === 'table' && type !== 'BOOKMARK') {
         const t = toTable(
           def,
@@ -906,6 +934,15 @@ function specificity(type: string): number {
 
 function isFieldValidation(v: string): v is FieldValidation {
   return v === 'Ignore' || v === 'Warn' || v === 'Strict';
+}
+
+/** Aborted when the client goes away before its answer is written (a webhook call then stops). */
+function requestSignal(res: ServerResponse): AbortSignal {
+  const ac = new AbortController();
+  res.once('close', () => {
+    if (!res.writableFinished) ac.abort(new Error('the client closed the request'));
+  });
+  return ac.signal;
 }
 
 function notFoundPath(): StatusError {

@@ -4,6 +4,7 @@
  * that carries the rules the real registry's `rest.RESTCreateStrategy`/`RESTUpdateStrategy`
  * implement (defaults, status reset, generation, validation, allocation).
  */
+import type { WebhookConversionConfig } from './conversion-webhook.ts';
 import type { FieldError } from './errors.ts';
 import type { Obj } from './json.ts';
 import type { Hints } from './patch/hints.ts';
@@ -105,6 +106,11 @@ export interface ResourceDef {
   schema?: JSONSchema;
   /** The CRD name that serves this resource. */
   crd?: string;
+  /**
+   * A CRD with `spec.conversion.strategy: Webhook`: objects keep the apiVersion they were written
+   * in, and whatever must change version goes through the webhook (see conversion.ts).
+   */
+  webhookConversion?: WebhookConversion;
   /** Scale subresource paths (CRDs and deployments). */
   scale?: { specReplicasPath: string; statusReplicasPath: string; labelSelectorPath?: string };
   /**
@@ -112,6 +118,13 @@ export interface ResourceDef {
    * status, never stored.
    */
   review?(obj: Obj): Obj;
+}
+
+export interface WebhookConversion {
+  config: WebhookConversionConfig;
+  storageVersion: string;
+  /** Every version's schema: what a converted object is pruned against. */
+  schemas: Record<string, JSONSchema>;
 }
 
 export function apiVersionOf(def: Pick<ResourceDef, 'group' | 'version'>): string {

@@ -34,8 +34,11 @@ export interface WatchRequest {
   allowBookmarks: boolean;
   /** Server-side timeout of this watch. */
   timeoutMs: number;
-  /** Renders an event's object in the requested form (the object, or a Table row). */
-  render(type: WatchEventType, object: Obj): Obj;
+  /**
+   * Renders an event's object in the requested form (the object, or a Table row); a promise when
+   * the object goes through a conversion webhook first.
+   */
+  render(type: WatchEventType, object: Obj): Obj | Promise<Obj>;
 }
 
 export interface WatchOptions {
@@ -52,6 +55,12 @@ export function defaultWatchTimeoutMs(): number {
 class WatchSession {
   private closed = false;
   private timers: NodeJS.Timeout[] = [];
+  /**
+   * Events waiting for a conversion, in order: once one is asynchronous, everything after it
+   * (bookmarks included) waits its turn, so the stream keeps the store's order.
+   */
+  private chain: Promise<void> | undefined;
+  private queued = 0;
   private readonly req: WatchRequest;
   private readonly sink: WatchSink;
   private readonly hub: WatchHub;
@@ -121,7 +130,47 @@ class WatchSession {
   }
 
   private send(type: WatchEventType, stored: Obj): void {
-    this.sendRaw(type, this.req.render(type, stored));
+    if (this.closed) return;
+    let rendered: Obj | Promise<Obj>;
+    try {
+      rendered = this.req.render(type, stored);
+    } catch (err) {
+      this.fail(err);
+      return;
+    }
+    if (!(rendered instanceof Promise) && !this.chain) {
+      this.sendRaw(type, rendered);
+      return;
+    }
+    // Handled here so a conversion failing while earlier ones are pending is not an unhandled
+    // rejection; the step below still sees it.
+    if (rendered instanceof Promise) rendered.catch(() => undefined);
+    this.enqueue(async () => this.sendRaw(type, await rendered));
+  }
+
+  private enqueue(step: () => Promise<void>): void {
+    this.queued++;
+    const run = async () => {
+      try {
+        if (!this.closed) await step();
+      } catch (err) {
+        this.fail(err);
+      } finally {
+        if (--this.queued === 0) this.chain = undefined;
+      }
+    };
+    this.chain = (this.chain ?? Promise.resolve()).then(run);
+  }
+
+  /** A conversion that failed ends the watch with an ERROR event, as a decode failure does. */
+  private fail(err: unknown): void {
+    if (this.closed) return;
+    const status =
+      err instanceof StatusError
+        ? err.status
+        : apiErrors.internal(err instanceof Error ? err.message : String(err)).status;
+    this.sendRaw('ERROR', status as unknown as Obj);
+    this.close();
   }
 
   private sendRaw(type: WatchEventType, object: Obj): void {
@@ -131,6 +180,15 @@ class WatchSession {
   }
 
   private bookmark(rv: number, initialEventsEnd: boolean): void {
+    if (this.chain) {
+      // After the events before it, so a bookmark never claims a resourceVersion not yet sent.
+      this.enqueue(() => Promise.resolve(this.writeBookmark(rv, initialEventsEnd)));
+      return;
+    }
+    this.writeBookmark(rv, initialEventsEnd);
+  }
+
+  private writeBookmark(rv: number, initialEventsEnd: boolean): void {
     const { def } = this.req;
     const metadata: Obj = { resourceVersion: String(rv), creationTimestamp: null };
     if (initialEventsEnd) metadata.annotations = { 'k8s.io/initial-events-end': 'true' };
