@@ -254,6 +254,23 @@ describe('clusterctl: infrastructure-components.yaml', () => {
   });
 });
 
+/** An object's path in another version of its group, when the API server serves its kind there. */
+async function otherVersionPath(
+  kube: TestKube,
+  obj: Obj,
+  namespace: string,
+  version: string,
+): Promise<{ apiVersion: string; path: string } | undefined> {
+  const group = obj.apiVersion.split('/')[0]!;
+  if (!obj.apiVersion.includes('/')) return undefined;
+  const list = await kube.req('GET', `/apis/${group}/${version}`);
+  const served =
+    list.status === 200 && (list.body.resources as { kind: string }[]).some((r) => r.kind === obj.kind);
+  if (!served) return undefined;
+  const apiVersion = `${group}/${version}`;
+  return { apiVersion, path: await pathOf(kube, { ...obj, apiVersion }, namespace) };
+}
+
 /** Creates the CRDs and waits until every version of each is served. */
 async function applyCrds(kube: TestKube, crds: readonly Obj[]): Promise<void> {
   for (const crd of crds) {
@@ -364,6 +381,19 @@ for (const [version, dir] of [
                 { ...obj, metadata: { name: obj.metadata.name, labels: obj.metadata.labels } },
                 what,
               );
+              // Readable in the other Cluster API version where its kind is served in both.
+              const other = await otherVersionPath(
+                kube,
+                obj,
+                ns,
+                version === 'v1beta2' ? 'v1beta1' : 'v1beta2',
+              );
+              if (other) {
+                const read = await kube.req('GET', `${other.path}/${obj.metadata.name}`);
+                assert.equal(read.status, 200, `${what} in ${other.apiVersion}: ${read.text}`);
+                assert.equal(read.body.apiVersion, other.apiVersion, what);
+                assert.equal(read.body.metadata.uid, stored.body.metadata.uid, what);
+              }
             }
           },
         );
