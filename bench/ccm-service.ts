@@ -16,6 +16,7 @@
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { isNotFound, kinds } from '../src/kube/index.ts';
 import { counterValue, startCcmEnv, type RunningCcm } from '../src/ccm/testing/env.ts';
+import { NODE_BATCH_WINDOW_MS } from '../src/ccm/controllers/service.ts';
 import { eventually } from '../src/sim/openstack/testing/harness.ts';
 import type { StatsSnapshot } from '../src/sim/openstack/core/stats.ts';
 
@@ -164,7 +165,14 @@ for (const mode of MODES) {
       ),
     },
     {},
-    { serviceBackoff: { initialMs: 1_000 * SCALE, maxMs: 10_000 * SCALE } },
+    {
+      serviceBackoff: {
+        initialMs: 1_000 * SCALE,
+        maxMs: 10_000 * SCALE,
+      },
+      // The quiet window for Node events, as it would be unscaled (100 ms).
+      serviceNodeBatchWindowMs: NODE_BATCH_WINDOW_MS * SCALE,
+    },
   );
   for (const n of NS) {
     const name = `bench-${mode}-${n}`;

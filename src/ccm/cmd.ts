@@ -77,6 +77,12 @@ export interface CcmOptions {
   /** Upstream `--concurrent-service-syncs` (1). */
   concurrentServiceSyncs?: number | undefined;
   /**
+   * Upstream `--kube-api-qps` (20) and `--kube-api-burst` (30): a cluster with a thousand Services
+   * needs more, since each costs about four writes to become ready.
+   */
+  kubeApiQps: number;
+  kubeApiBurst: number;
+  /**
    * The secure port: HTTPS `/healthz`, `/readyz`, `/livez` and `/metrics`, every request
    * authenticated and authorized through the API server; 0: none (as upstream `--secure-port=0`).
    */
@@ -126,6 +132,8 @@ export const CCM_DEFAULTS: Omit<CcmOptions, 'cloudConfig' | 'kubeconfig'> = {
   nodeMonitorPeriodMs: 5_000,
   nodeStatusUpdateFrequencyMs: 300_000,
   concurrentNodeSyncs: 1,
+  kubeApiQps: 20,
+  kubeApiBurst: 30,
   securePort: 10258,
   bindAddress: '0.0.0.0',
   authorizationAlwaysAllowPaths: ['/healthz', '/readyz', '/livez'],
@@ -208,6 +216,8 @@ export interface CcmDeps {
   serviceBackoff?: ServiceControllerOptions['backoff'];
   /** The service controller's failure back-off (upstream's 5 s to 300 s; scaled the same way). */
   serviceRetry?: ServiceControllerOptions['retry'];
+  /** The service controller's node batch window (tests). */
+  serviceNodeBatchWindowMs?: number;
   /** The manager's clock (tests move it); the system's by default. */
   clock?: Clock;
 }
@@ -239,6 +249,8 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
   const manager = new Manager({
     name: 'cloud-controller-manager',
     kubeConfig,
+    qps: opts.kubeApiQps,
+    burst: opts.kubeApiBurst,
     log,
     registry,
     ...(deps.clock ? { clock: deps.clock } : {}),
@@ -310,6 +322,9 @@ export async function buildCcm(opts: CcmOptions, deps: CcmDeps): Promise<Ccm> {
         workers: opts.concurrentServiceSyncs ?? 1,
         ...(deps.serviceBackoff ? { backoff: deps.serviceBackoff } : {}),
         ...(deps.serviceRetry ? { retry: deps.serviceRetry } : {}),
+        ...(deps.serviceNodeBatchWindowMs !== undefined
+          ? { nodeBatchWindowMs: deps.serviceNodeBatchWindowMs }
+          : {}),
       });
     } else {
       // Upstream: LoadBalancer() returns false and the service controller is not started.

@@ -1,16 +1,15 @@
 /**
  * deploy/ccm: applied by the real kubectl (`kubectl apply -k`) to the Kubernetes emulator, and a
- * DaemonSet that starts where a new cluster needs it (see also rbac.test.ts for the rules and
- * image.test.ts for the image's upstream paths).
+ * DaemonSet that starts where a new cluster needs it; deploy/ccm/deployment, the same pod as a
+ * Deployment (see also rbac.test.ts for the rules, image.test.ts for the image's upstream paths and
+ * src/demo/workloads/daemonset.test.ts for the DaemonSet run).
  */
 import assert from 'node:assert/strict';
-import { spawn } from 'node:child_process';
-import { existsSync } from 'node:fs';
 import { readdir, readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { V1DaemonSet, V1Role } from '@kubernetes/client-node';
-import { parse, parseAllDocuments } from 'yaml';
+import type { V1DaemonSet, V1Deployment, V1Role } from '@kubernetes/client-node';
+import { parse } from 'yaml';
 import { buildProgram } from '../cli/main.ts';
 import {
   defaultLeaderMigrationConfiguration,
@@ -19,43 +18,17 @@ import {
   type KubernetesObject,
 } from '../kube/index.ts';
 import { testClient } from '../kube/testing/env.ts';
+import { kubectl, noKubectl } from '../kube/testing/kubectl.ts';
+import { kustomizationObjects } from '../kube/testing/kustomization.ts';
 import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
 import { CCM_DEFAULTS } from './cmd.ts';
 import { TAINT_UNINITIALIZED } from './node-spec.ts';
 
 const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy', 'ccm');
-const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
-const noKubectl = existsSync(KUBECTL) ? undefined : `no kubectl at ${KUBECTL} (set KUBECTL to its path)`;
-if (noKubectl && process.env.CI) throw new Error(`KUBECTL TEST CANNOT RUN: ${noKubectl}`);
+const noKubectlHere = noKubectl();
 
-async function all(): Promise<(KubernetesObject & Record<string, unknown>)[]> {
-  const k = parse(await readFile(join(DEPLOY, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
-  const out: (KubernetesObject & Record<string, unknown>)[] = [];
-  for (const file of k.resources) {
-    for (const doc of parseAllDocuments(await readFile(join(DEPLOY, file), 'utf8'))) {
-      assert.deepEqual(doc.errors, [], file);
-      out.push(doc.toJS() as KubernetesObject & Record<string, unknown>);
-    }
-  }
-  return out;
-}
-
-function kubectl(
-  args: string[],
-  kubeconfig: string,
-  home: string,
-): Promise<{ code: number | null; out: string; err: string }> {
-  return new Promise((resolve) => {
-    const child = spawn(KUBECTL, ['--cache-dir', join(home, 'cache'), ...args], {
-      env: { ...process.env, KUBECONFIG: kubeconfig, HOME: home },
-      stdio: ['ignore', 'pipe', 'pipe'],
-    });
-    let out = '';
-    let err = '';
-    child.stdout.on('data', (d: Buffer) => (out += d.toString()));
-    child.stderr.on('data', (d: Buffer) => (err += d.toString()));
-    child.once('exit', (code) => resolve({ code, out, err }));
-  });
+function all(dir = DEPLOY): Promise<(KubernetesObject & Record<string, unknown>)[]> {
+  return kustomizationObjects(dir);
 }
 
 describe('deploy/ccm manifests', () => {
@@ -70,14 +43,34 @@ describe('deploy/ccm manifests', () => {
     await kube?.close();
   });
 
-  it('the kustomization lists every manifest, the ServiceAccount before what uses it', async () => {
-    const k = parse(await readFile(join(DEPLOY, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
-    const own = (await readdir(DEPLOY)).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
-    assert.deepEqual([...k.resources].sort(), own.sort());
-    assert.ok(k.resources.indexOf('serviceaccount.yaml') < k.resources.indexOf('daemonset.yaml'));
+  it('each kustomization lists every manifest of its folder, the base (ServiceAccount) before the workload', async () => {
+    for (const dir of [DEPLOY, join(DEPLOY, 'base'), join(DEPLOY, 'deployment')]) {
+      const k = parse(await readFile(join(dir, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
+      const own = (await readdir(dir)).filter((f) => f.endsWith('.yaml') && f !== 'kustomization.yaml');
+      assert.deepEqual(k.resources.filter((r) => r.endsWith('.yaml')).sort(), own.sort(), dir);
+    }
+    for (const dir of [DEPLOY, join(DEPLOY, 'deployment')]) {
+      const kindsInOrder = (await all(dir)).map((o) => o.kind);
+      assert.equal(kindsInOrder[0], 'ServiceAccount');
+      assert.equal(kindsInOrder.filter((k) => k === 'DaemonSet' || k === 'Deployment').length, 1, dir);
+    }
   });
 
-  it('`kubectl apply -k deploy/ccm` applies it', { skip: noKubectl }, async () => {
+  it('the Deployment runs the DaemonSet’s pod, two replicas kept on two control-plane nodes', async () => {
+    const ds = (await all()).find((o) => o.kind === 'DaemonSet') as V1DaemonSet;
+    const d = (await all(join(DEPLOY, 'deployment'))).find((o) => o.kind === 'Deployment') as V1Deployment;
+    assert.equal(d.metadata?.name, ds.metadata?.name);
+    assert.equal(d.spec?.replicas, 2);
+    assert.equal(d.spec?.strategy?.rollingUpdate?.maxSurge, 0);
+    const { affinity, ...pod } = d.spec.template.spec!;
+    assert.deepEqual(pod, ds.spec!.template.spec, 'the same pod spec but for its anti-affinity');
+    assert.deepEqual(d.spec?.template.metadata, ds.spec?.template.metadata);
+    const anti = affinity?.podAntiAffinity?.requiredDuringSchedulingIgnoredDuringExecution?.[0];
+    assert.equal(anti?.topologyKey, 'kubernetes.io/hostname');
+    assert.deepEqual(anti?.labelSelector?.matchLabels, d.spec?.selector.matchLabels);
+  });
+
+  it('`kubectl apply -k deploy/ccm` applies it', { skip: noKubectlHere }, async () => {
     const applied = await kubectl(['apply', '-k', DEPLOY], kube.kubeconfigPath, kube.dir);
     assert.equal(applied.code, 0, applied.err);
     for (const line of [
@@ -97,6 +90,22 @@ describe('deploy/ccm manifests', () => {
     assert.equal(again.code, 0, again.err);
     assert.match(again.out, /daemonset.apps\/shiftstack-ccm unchanged/);
   });
+
+  it(
+    '`kubectl apply -k deploy/ccm/deployment` applies it beside (the base unchanged)',
+    { skip: noKubectlHere },
+    async () => {
+      const applied = await kubectl(
+        ['apply', '-k', join(DEPLOY, 'deployment')],
+        kube.kubeconfigPath,
+        kube.dir,
+      );
+      assert.equal(applied.code, 0, applied.err);
+      assert.match(applied.out, /deployment.apps\/shiftstack-ccm created/);
+      assert.doesNotMatch(applied.out, /daemonset/);
+      assert.match(applied.out, /serviceaccount\/cloud-controller-manager unchanged/);
+    },
+  );
 
   it('the DaemonSet starts on a new cluster: control plane, host network, the taints of uninitialized and not-ready Nodes', async () => {
     const ds = (await all()).find((o) => o.kind === 'DaemonSet') as V1DaemonSet;

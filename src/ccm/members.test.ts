@@ -75,4 +75,13 @@ describe('members', () => {
       'a-10.0.0.5-30080-0',
     );
   });
+
+  it('a cached (frozen) Node answers per family as an unfrozen one does', () => {
+    const cached = Object.freeze(node('c'));
+    for (let round = 0; round < 2; round++) {
+      assert.equal(memberAddress(cached, 'IPv4'), '10.0.0.5');
+      assert.equal(memberAddress(cached, 'IPv6'), '2001:db8::5');
+      assert.equal(memberAddress(cached, undefined), '2001:db8::5');
+    }
+  });
 });

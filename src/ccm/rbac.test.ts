@@ -6,18 +6,18 @@
  * migration, Events and a scrape of its secure port). Nothing it calls may be refused, and nothing granted may go unused.
  */
 import assert from 'node:assert/strict';
-import { readFile, writeFile } from 'node:fs/promises';
+import { writeFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import type { V1ClusterRole, V1PolicyRule, V1Role } from '@kubernetes/client-node';
 import { Agent, fetch } from 'undici';
-import { parse, parseAllDocuments } from 'yaml';
 import { kinds, type KubernetesObject } from '../kube/index.ts';
 import { freePort } from '../kube/testing/env.ts';
 import type { AuditEntry } from '../sim/kube/auth/auth.ts';
 import { kubeconfigText } from '../sim/kube/kubeconfig.ts';
 import { eventually } from '../sim/openstack/testing/harness.ts';
 import { TAINT_UNINITIALIZED } from './node-spec.ts';
+import { kustomizationObjects } from '../kube/testing/kustomization.ts';
 import { startCcmEnv, type CcmEnv, type RunningCcm } from './testing/env.ts';
 
 const DEPLOY = join(import.meta.dirname, '..', '..', 'deploy', 'ccm');
@@ -25,15 +25,8 @@ const USER = 'system:serviceaccount:kube-system:cloud-controller-manager';
 const wait = { timeoutMs: 30_000, intervalMs: 25 };
 
 /** deploy/ccm as `kubectl apply -k` sends it. */
-async function manifests(): Promise<(KubernetesObject & Record<string, unknown>)[]> {
-  const k = parse(await readFile(join(DEPLOY, 'kustomization.yaml'), 'utf8')) as { resources: string[] };
-  const out: (KubernetesObject & Record<string, unknown>)[] = [];
-  for (const file of k.resources) {
-    for (const doc of parseAllDocuments(await readFile(join(DEPLOY, file), 'utf8'))) {
-      out.push(doc.toJS() as KubernetesObject & Record<string, unknown>);
-    }
-  }
-  return out;
+function manifests(): Promise<(KubernetesObject & Record<string, unknown>)[]> {
+  return kustomizationObjects(DEPLOY);
 }
 
 /** Whether an allowed request of the CCM used this rule: every verb, resource and name it lists. */

@@ -321,7 +321,7 @@ async function readSecret(
           : 'the CCM may not read the Secret named by [Global] secret-name / secret-namespace',
         fix: missing
           ? `create it with the cloud.conf under the key "cloud.conf" (kubectl create secret generic ${ref.name} -n ${ref.namespace} --from-file=cloud.conf), or fix the names`
-          : "grant the CCM's ServiceAccount get, list and watch on secrets (deploy/ccm/rbac.yaml)",
+          : "grant the CCM's ServiceAccount get, list and watch on secrets (deploy/ccm/base/rbac.yaml)",
       },
     ]);
   }

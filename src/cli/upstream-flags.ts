@@ -78,6 +78,13 @@ export function listenAddress(flag: string, text: string): { host: string; port:
   return { host: m[1] ?? m[2] ?? '', port };
 }
 
+/** A rate or a ratio: any finite number above 0 (`--kube-api-qps 50`, `--kube-api-qps 0.5`). */
+export function positiveNumber(value: string): number {
+  const n = Number(value);
+  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('write a number > 0');
+  return n;
+}
+
 export function intFlag(min: number): (value: string) => number {
   return (value) => {
     const n = Number(value);

@@ -6,6 +6,7 @@
  */
 import type { Logger } from '../lib/log.ts';
 import { createRegistry } from '../lib/metrics.ts';
+import { DEMO_METRICS } from './metrics.ts';
 import { buildCapo, CAPO_DEFAULTS, type Capo } from '../capo/cmd.ts';
 import type { World } from './world.ts';
 
@@ -18,6 +19,8 @@ export function buildDemoCapo(world: World, opts: { log: Logger; scale: number }
       ...CAPO_DEFAULTS,
       leaderElect: false,
       health: undefined,
+      // /metrics on a free loopback port, plain HTTP (only this machine reaches it).
+      diagnostics: { ...DEMO_METRICS, secure: false },
       // The demo's own client is not rate-limited either: the API server is in this process.
       kubeApiQps: 0,
       actAsClusterAPICore: true,

@@ -42,6 +42,7 @@ import { ALL_KINDS as MAPO_KINDS, crdFiles as mapoCrdFiles, mapoKinds } from '..
 import { ALL_KINDS as KURYR_KINDS, crdFiles as kuryrCrdFiles, kuryrKinds } from '../kuryr/api/index.ts';
 import { registerEndpointSliceController } from './endpointslices.ts';
 import { registerPodKubelet } from './kubelet-pods.ts';
+import { DEMO_METRICS, metricsEndpoints, type MetricsEndpoint } from './metrics.ts';
 import { installCrds } from './world.ts';
 import type { World } from './world.ts';
 
@@ -76,6 +77,8 @@ export interface Controllers {
   kuryr: boolean;
   kubelets: Kubelets;
   cloudConfPath: string;
+  /** Where each controller manager of this process serves /metrics, once they listen. */
+  metrics(signal: AbortSignal): Promise<MetricsEndpoint[]>;
   /** Stops every controller (graceful: in-flight reconciles finish). */
   stop(): Promise<void>;
   /** Rejects when a controller manager fails. */
@@ -143,6 +146,7 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     qps: 0,
     log: opts.log.child({ component: 'demo' }),
     gracefulShutdownTimeoutMs: 5_000,
+    metricsServer: DEMO_METRICS,
   });
   const kubelets = registerKubelets(demo, {
     host: (id) => world.host(id),
@@ -209,6 +213,17 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     kubelets,
     cloudConfPath,
     failed,
+    metrics: (signal) =>
+      metricsEndpoints(
+        [
+          ...(capo ? [{ name: 'capo', manager: capo.manager }] : []),
+          ...(mapo ? [{ name: 'mapo', manager: mapo.manager }] : []),
+          ...(migration ? [{ name: 'ccm-operator', manager: migration.operator.manager }] : []),
+          { name: 'demo (kubelets, workload runner)', manager: demo },
+        ],
+        demo.clock,
+        signal,
+      ),
     async stop() {
       stopper.abort(new Error('shiftstack up is stopping'));
       await Promise.all(runs);
@@ -287,7 +302,7 @@ async function migrationSide(
       // Node's own CA certificates: the emulators serve plain HTTP, and the demo has no system bundle.
       systemTrustBundle: 'node',
       health: undefined,
-      metrics: undefined,
+      metrics: DEMO_METRICS,
     },
     {
       log: opts.log.child({ component: 'ccm-operator' }),

@@ -7,6 +7,7 @@
  */
 import type { Logger } from '../lib/log.ts';
 import { createRegistry } from '../lib/metrics.ts';
+import { DEMO_METRICS } from './metrics.ts';
 import { buildMapo, MAPO_DEFAULTS, type Mapo } from '../mapo/cmd.ts';
 import type { DemoCapo } from './capo.ts';
 import type { World } from './world.ts';
@@ -24,7 +25,7 @@ export function buildDemoMapo(
       ...MAPO_DEFAULTS,
       leaderElect: false,
       health: undefined,
-      metrics: undefined,
+      metrics: DEMO_METRICS,
       maxConcurrentReconciles: 10,
       machineAPIMigration: true,
       actAsMachineAPIOperator: true,

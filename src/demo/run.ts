@@ -8,6 +8,7 @@ import { startControllers, type Controllers } from './controllers.ts';
 import { observer } from './observe.ts';
 import { callsText, Progress, seconds } from './progress.ts';
 import { kuryrDemoBuilt } from './kuryr.ts';
+import type { MetricsEndpoint } from './metrics.ts';
 import { runScenario, SERVICE } from './scenario.ts';
 import { ADMIN_CLOUD, DEMO_CLOUD, startWorld, type World } from './world.ts';
 
@@ -62,6 +63,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       kuryr: kuryrDemoBuilt(),
     });
     for (const line of whereToLook(world, controllers)) say(line);
+    const metrics = metricsLines(await controllers.metrics(opts.signal));
+    for (const line of metrics) say(line);
     const view = observer(world, controllers.demo, { machineAPI: controllers.mapo !== undefined });
     progress.start(() => view.state());
     const result = await runScenario({
@@ -77,6 +80,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       `API calls: ${callsText({ kinds: [], waiting: [], openstack: result.openstackCalls ?? view.openstackCalls(), kube: world.kubeRequests() })}`,
     );
     for (const f of result.failures) say(`failed: ${f}`);
+    for (const line of metrics) say(line);
     const took = seconds(performance.now() - started);
     if (result.interrupted !== undefined) {
       say(interruptedText(result.interrupted, opts.once, took));
@@ -109,6 +113,11 @@ const GONE = 'the emulated cloud and cluster live in this process and end with i
 function interruptedText(step: string, once: boolean, took: string): string {
   const skipped = once ? ' without the teardown and the leak check' : '';
   return `interrupted during "${step}" (${took}): stopping the controllers and both emulators${skipped}; ${GONE}`;
+}
+
+/** `name → URL` of each /metrics, as `curl` reaches it. */
+function metricsLines(endpoints: readonly MetricsEndpoint[]): string[] {
+  return endpoints.map((e, i) => `  ${i === 0 ? 'metrics:    ' : '            '} ${e.name} → ${e.url}`);
 }
 
 /** Absolute paths: a command copied from here works from any directory. */

@@ -101,6 +101,7 @@ export {
 } from './predicate.ts';
 export { OwnWrites, type OwnWritesOptions } from './own-writes.ts';
 export { RateLimitingQueue } from './queue/rate-limiting.ts';
+export { Coalescer, type CoalesceOptions } from './queue/coalesce.ts';
 export {
   defaultControllerRateLimiter,
   ItemExponentialFailureRateLimiter,

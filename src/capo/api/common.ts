@@ -83,7 +83,7 @@ export type RouterParam = Infer<typeof routerParam>;
 export const securityGroupParam = param('security group', neutronFilter('security group'));
 export type SecurityGroupParam = Infer<typeof securityGroupParam>;
 
-const qosPolicyParam = param(
+export const qosPolicyParam = param(
   'QoS policy',
   object(
     {
@@ -166,12 +166,12 @@ export type IdentityRef = Infer<typeof identityRef>;
 
 /* ------------------------------------------------------------------- ports */
 
-const fixedIP = object({
+export const fixedIP = object({
   subnet: subnetParam.describe('The subnet of the fixed IP; must be a subnet of the port network.'),
   ipAddress: string({ description: 'A specific address, in `subnet` or in any subnet of the network.' }),
 });
 
-const addressPair = object(
+export const addressPair = object(
   {
     ipAddress: string({ description: 'An IP address (or, where Neutron allows it, a CIDR).' }),
     macAddress: string({ description: 'Defaults to the MAC address of the port.' }),
@@ -179,7 +179,7 @@ const addressPair = object(
   { required: ['ipAddress'] },
 );
 
-const valueSpec = object(
+export const valueSpec = object(
   {
     name: string({ description: 'Identifies the pair here; not sent to OpenStack.' }),
     key: string(),
@@ -229,7 +229,7 @@ export const portOpts = object({
 });
 export type PortOpts = Infer<typeof portOpts>;
 
-const resolvedFixedIP = object({ subnet: string({ description: 'Subnet ID.' }), ipAddress: string() });
+export const resolvedFixedIP = object({ subnet: string({ description: 'Subnet ID.' }), ipAddress: string() });
 
 export const resolvedPortSpec = object(
   {
@@ -429,13 +429,18 @@ export type CapiCondition = Infer<typeof condition>;
 /** Set once the infrastructure is provisioned (Cluster API v1beta2 contract). */
 export const initialization = object({ provisioned: boolean() });
 
-export const apiEndpoint = object(
-  {
-    host: string({ description: 'The hostname or IP of the API server.' }),
-    port: integer({ format: 'int32', description: 'The port of the API server.' }),
-  },
-  { required: ['host', 'port'] },
-);
+/**
+ * Cluster API's APIEndpoint. Neither field is required (as in Cluster API v1beta2, whose objects
+ * are stored as v1beta1): a host without a port gets the API server port (`apiServerPort`, 6443)
+ * from the controller.
+ */
+export const apiEndpoint = object({
+  host: string({ description: 'The hostname or IP of the API server.' }),
+  port: integer({
+    format: 'int32',
+    description: 'The port of the API server; the API server port when unset.',
+  }),
+});
 export type APIEndpoint = Infer<typeof apiEndpoint>;
 
 export const failureDomains = map(

@@ -8,8 +8,10 @@ import { eventually, startTestKube, type TestKube } from '../../sim/kube/testing
 import { assertCrdFilesCurrent, assertContains } from '../../kube/crd/testing/assert.ts';
 import {
   ALL_KINDS,
+  capoCrds,
   CRD_DIR,
   crdFiles,
+  STORAGE_VERSION,
   specValidators,
   type OpenStackCluster,
   type OpenStackMachine,
@@ -96,6 +98,77 @@ describe('CAPO CRDs', () => {
     }
   });
 
+  it('with a conversion webhook, serve CAPO v1beta2 beside v1beta1 (stored) for the four kinds, and v1beta1 only without', () => {
+    const conversion = {
+      strategy: 'Webhook' as const,
+      webhook: {
+        conversionReviewVersions: ['v1', 'v1beta1'],
+        clientConfig: { url: 'https://127.0.0.1:9443/convert', caBundle: 'Q0E=' },
+      },
+    };
+    const byName = new Map(capoCrds({ conversion }).map((c) => [c.metadata.name, c]));
+    const multi = [
+      'openstackclusters',
+      'openstackclustertemplates',
+      'openstackmachines',
+      'openstackmachinetemplates',
+    ];
+    for (const plural of multi) {
+      const crd = byName.get(`${plural}.infrastructure.cluster.x-k8s.io`);
+      assert.ok(crd, plural);
+      assert.deepEqual(
+        crd.spec.versions.map((v) => [v.name, v.served, v.storage]),
+        [
+          ['v1beta1', true, true],
+          ['v1beta2', true, false],
+        ],
+        plural,
+      );
+      assert.equal(STORAGE_VERSION, 'v1beta1');
+      assert.deepEqual(crd.spec.conversion, conversion, plural);
+      assert.equal(crd.metadata.labels?.['cluster.x-k8s.io/v1beta2'], 'v1beta2', plural);
+      assert.equal(crd.metadata.labels?.['cluster.x-k8s.io/v1beta1'], 'v1beta1', plural);
+    }
+    const osc = byName.get('openstackclusters.infrastructure.cluster.x-k8s.io');
+    const v1beta2 = osc?.spec.versions[1];
+    assert.deepEqual(
+      v1beta2?.additionalPrinterColumns?.map((c) => c.name),
+      ['Cluster', 'Network', 'Endpoint', 'Bastion IP', 'Age'],
+    );
+    const spec = v1beta2?.schema.openAPIV3Schema.properties?.spec?.properties ?? {};
+    for (const field of [
+      'apiServer',
+      'managedNetwork',
+      'managedRouter',
+      'enableExternalNetwork',
+      'primarySubnet',
+    ]) {
+      assert.ok(spec[field], `v1beta2 OpenStackCluster has ${field}`);
+    }
+    for (const field of [
+      'apiServerLoadBalancer',
+      'networkMTU',
+      'externalRouterIPs',
+      'disableExternalNetwork',
+    ]) {
+      assert.equal(spec[field], undefined, `v1beta2 OpenStackCluster has no ${field}`);
+    }
+    // The others keep their one version, and without a webhook nothing serves v1beta2.
+    for (const crd of byName.values()) {
+      if (multi.some((p) => crd.metadata.name.startsWith(`${p}.`))) continue;
+      assert.equal(crd.spec.versions.length, 1, crd.metadata.name);
+      assert.equal(crd.spec.conversion, undefined, crd.metadata.name);
+    }
+    for (const crd of capoCrds()) {
+      assert.deepEqual(
+        crd.spec.versions.map((v) => v.name).filter((n) => n === 'v1beta2'),
+        [],
+        crd.metadata.name,
+      );
+      assert.equal(crd.spec.conversion, undefined);
+    }
+  });
+
   describe('served by the Kubernetes emulator', () => {
     let kube: TestKube;
     let objects: Obj[];
@@ -179,6 +252,27 @@ describe('CAPO CRDs', () => {
         if (!check) continue;
         assert.deepEqual(check(obj), [], `${obj.kind} ${obj.metadata?.name}`);
       }
+    });
+
+    it('accepts what CAPO accepts: a controlPlaneEndpoint with only a host, a primary subnet among several', async () => {
+      const osc: Obj = {
+        apiVersion: 'infrastructure.cluster.x-k8s.io/v1beta1',
+        kind: 'OpenStackCluster',
+        metadata: { name: 'host-only' },
+        spec: {
+          identityRef: { name: 'cloud-config', cloudName: 'openstack' },
+          network: { filter: { name: 'user-net' } },
+          subnets: [{ filter: { name: 'a' } }, { filter: { name: 'b' } }, { filter: { name: 'c' } }],
+          primarySubnet: { filter: { name: 'b' } },
+          controlPlaneEndpoint: { host: 'api.example.com' },
+        },
+      };
+      const created = await kube.req('POST', `${pathOf(osc)}?fieldValidation=Strict`, osc);
+      assert.equal(created.status, 201, created.text);
+      const read = (await kube.req('GET', pathOf(osc, 'host-only'))).body as OpenStackCluster;
+      assert.deepEqual(read.spec.controlPlaneEndpoint, { host: 'api.example.com' });
+      assert.deepEqual(read.spec.primarySubnet, { filter: { name: 'b' } });
+      assert.deepEqual(specValidators.OpenStackCluster(read), []);
     });
 
     it('refuses what the structural schema forbids', async () => {

@@ -145,6 +145,31 @@ describe('immutableChanges: OpenStackCluster', () => {
     );
   });
 
+  it('lets the port of a host-only controlPlaneEndpoint be filled in, but not its host change', () => {
+    const hostOnly = { host: '10.0.0.10' };
+    assert.deepEqual(
+      check(
+        cluster({ controlPlaneEndpoint: hostOnly }),
+        cluster({ controlPlaneEndpoint: { ...hostOnly, port: 6443 } }),
+      ),
+      [],
+    );
+    assert.deepEqual(
+      check(
+        cluster({ controlPlaneEndpoint: hostOnly }),
+        cluster({ controlPlaneEndpoint: { host: '10.0.0.11', port: 6443 } }),
+      ),
+      ['spec.controlPlaneEndpoint.host', 'spec.controlPlaneEndpoint.port'],
+    );
+    assert.deepEqual(
+      check(
+        cluster({ controlPlaneEndpoint: { ...hostOnly, port: 6443 } }),
+        cluster({ controlPlaneEndpoint: { ...hostOnly, port: 7443 } }),
+      ),
+      ['spec.controlPlaneEndpoint.port'],
+    );
+  });
+
   it('lets rules, DNS servers, allowed CIDRs and availability zones change', () => {
     const next = cluster({
       managedSubnets: [{ cidr: '10.6.0.0/24', dnsNameservers: ['1.1.1.1'] }],

@@ -175,10 +175,14 @@ export function clusterImmutableChanges(
   delete a.identityRef;
   delete b.identityRef;
 
-  // controlPlaneEndpoint may be filled in until it has a host.
+  // controlPlaneEndpoint may be filled in until it has a host, and its port while it has none.
   const endpoint = a.controlPlaneEndpoint;
+  const next = b.controlPlaneEndpoint;
   if (!present(endpoint)) delete b.controlPlaneEndpoint;
   else if (isObj(endpoint) && !endpoint.host) {
+    delete a.controlPlaneEndpoint;
+    delete b.controlPlaneEndpoint;
+  } else if (isObj(endpoint) && !present(endpoint.port) && isObj(next) && next.host === endpoint.host) {
     delete a.controlPlaneEndpoint;
     delete b.controlPlaneEndpoint;
   }

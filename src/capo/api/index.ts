@@ -1,8 +1,9 @@
 /**
- * The CAPO API: CAPO v0.14's kinds (v1beta1 OpenStackCluster, OpenStackClusterTemplate,
- * OpenStackMachine, OpenStackMachineTemplate; v1alpha1 OpenStackServer, OpenStackFloatingIPPool,
- * OpenStackClusterIdentity) and the Cluster API Cluster and Machine the controllers read, each
- * declared once in code (see docs/capo.md#api).
+ * The CAPO API: CAPO's kinds (v1beta1 OpenStackCluster, OpenStackClusterTemplate,
+ * OpenStackMachine, OpenStackMachineTemplate, stored and used by our controllers, and the same
+ * four in v1beta2 (./v1beta2) with their conversions (./conversion); v1alpha1 OpenStackServer,
+ * OpenStackFloatingIPPool, OpenStackClusterIdentity) and the Cluster API Cluster and Machine the
+ * controllers read, each declared once in code (see docs/capo.md#api).
  */
 export {
   capoKinds,
@@ -110,5 +111,28 @@ export {
   type Kind,
   type ObjectOfKind,
 } from '../../kube/crd/kind.ts';
-export { crdFiles, CRD_DIR, type CrdFile } from './files.ts';
+export {
+  capoCrdFiles,
+  capoCrds,
+  crdFiles,
+  CRD_DIR,
+  STORAGE_VERSION,
+  type CapoCrdOptions,
+  type CrdFile,
+  type WebhookConversion,
+} from './files.ts';
+export {
+  capoKindsV1beta2,
+  openStackClusterV1beta2,
+  openStackClusterTemplateV1beta2,
+  openStackMachineV1beta2,
+  openStackMachineTemplateV1beta2,
+  V1BETA2,
+  V1BETA2_KINDS,
+  type OpenStackClusterV1beta2,
+  type OpenStackClusterTemplateV1beta2,
+  type OpenStackMachineV1beta2,
+  type OpenStackMachineTemplateV1beta2,
+} from './v1beta2/kinds.ts';
+export { CAPO_CONVERSIONS, CONVERSION_DATA_ANNOTATION } from './conversion/index.ts';
 export type { Infer } from '../../kube/crd/schema.ts';

@@ -34,19 +34,23 @@ export const CLUSTER_API_GROUP = 'cluster.x-k8s.io';
  * The labels clusterctl and Cluster API read on a provider's CRDs: which provider it is, and which
  * API version of the kind goes with Cluster API's v1beta1 contract.
  */
-function providerLabels(provider: string, version: string): Record<string, string> {
-  return { 'cluster.x-k8s.io/provider': provider, 'cluster.x-k8s.io/v1beta1': version };
+export function providerLabels(
+  provider: string,
+  version: string,
+  contract = 'v1beta1',
+): Record<string, string> {
+  return { 'cluster.x-k8s.io/provider': provider, [`cluster.x-k8s.io/${contract}`]: version };
 }
 
-const CATEGORIES = ['cluster-api'] as const;
-const age = (what: string) =>
+export const CATEGORIES = ['cluster-api'] as const;
+export const age = (what: string) =>
   ({
     name: 'Age',
     type: 'date',
     jsonPath: '.metadata.creationTimestamp',
     description: `Time since the ${what} was created`,
   }) as const;
-const clusterColumn = (what: string) =>
+export const clusterColumn = (what: string) =>
   ({
     name: 'Cluster',
     type: 'string',

@@ -19,7 +19,7 @@ import {
 import { openStackMachineSpec } from './openstackmachine.ts';
 import { array, boolean, enumOf, type Infer, integer, object, string } from '../../kube/crd/schema.ts';
 
-const subnetSpec = object(
+export const subnetSpec = object(
   {
     cidr: string({ description: 'The address range of the subnet, e.g. 10.0.0.0/24.' }),
     dnsNameservers: array(string(), {
@@ -75,7 +75,7 @@ const managedSecurityGroups = object(
   { required: ['allowAllInClusterTraffic'] },
 );
 
-const apiServerLoadBalancer = object(
+export const apiServerLoadBalancer = object(
   {
     enabled: boolean({
       description: 'Create the load balancer; to have none, leave apiServerLoadBalancer out.',
@@ -121,10 +121,13 @@ export const openStackClusterSpec = object(
     router: routerParam.describe('An existing router to use with managedSubnets.'),
     network: networkParam.describe('An existing network, when managedSubnets is empty.'),
     subnets: array(subnetParam, {
-      maxItems: 2,
       listType: 'atomic',
-      description: 'Existing subnets of network (one IPv4, one IPv6); all of them when empty.',
+      description:
+        'Existing subnets of network (one IPv4, one IPv6; more with primarySubnet, as CAPO v1beta2 allows); all of them when empty.',
     }),
+    primarySubnet: subnetParam.describe(
+      'The subnet of the API load balancer VIP and of machines’ default port when several are given; the first when unset.',
+    ),
     networkMTU: integer({ description: 'The MTU of a network the controller creates.' }),
     externalRouterIPs: array(
       object(
@@ -176,11 +179,14 @@ export const openStackClusterSpec = object(
 );
 export type OpenStackClusterSpec = Infer<typeof openStackClusterSpec>;
 
-const tagsList = array(string());
+export const tagsList = array(string());
 
-const networkStatus = object({ name: string(), id: string(), tags: tagsList }, { required: ['name', 'id'] });
+export const networkStatus = object(
+  { name: string(), id: string(), tags: tagsList },
+  { required: ['name', 'id'] },
+);
 
-const networkStatusWithSubnets = object(
+export const networkStatusWithSubnets = object(
   {
     name: string(),
     id: string(),
@@ -195,7 +201,7 @@ const networkStatusWithSubnets = object(
   { required: ['name', 'id'] },
 );
 
-const securityGroupStatus = object({ name: string(), id: string() }, { required: ['name', 'id'] });
+export const securityGroupStatus = object({ name: string(), id: string() }, { required: ['name', 'id'] });
 
 export const openStackClusterStatus = object({
   ready: boolean({ description: 'Deprecated: the cluster infrastructure is ready.' }).default(false),

@@ -98,6 +98,7 @@ export const openStackMachineTemplateSpec = object(
 export type OpenStackMachineTemplateSpec = Infer<typeof openStackMachineTemplateSpec>;
 
 export const openStackMachineTemplateStatus = object({
+  conditions,
   capacity: resourceList.describe('Resources a machine from this template offers (autoscaling from zero).'),
   nodeInfo: object({ operatingSystem: string() }, { minProperties: 1 }),
 });

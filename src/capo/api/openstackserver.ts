@@ -24,7 +24,22 @@ import {
   typedLocalObjectReference,
   volumeStatus,
 } from './common.ts';
-import { array, boolean, type Infer, object, string } from '../../kube/crd/schema.ts';
+import { array, boolean, type Infer, object, Schema, string } from '../../kube/crd/schema.ts';
+
+/**
+ * A server's port: v1beta1's PortOpts and, as CAPO's OpenStackServer now takes v1beta2's port
+ * fields, `enablePortSecurity` beside the older `disablePortSecurity` (objects from either
+ * release keep working; the two may not contradict each other).
+ */
+const serverPortOpts = new Schema<Infer<typeof portOpts> & { enablePortSecurity?: boolean }>({
+  ...portOpts.node,
+  properties: {
+    ...portOpts.node.properties,
+    enablePortSecurity: boolean({
+      description: 'Port security on or off; inherits the network setting when unset.',
+    }).node,
+  },
+});
 
 export const openStackServerSpec = object(
   {
@@ -41,7 +56,7 @@ export const openStackServerSpec = object(
     ),
     identityRef: identityRef.describe('The OpenStack credentials.'),
     image: imageParam.describe('The image of the server (or of its root volume).'),
-    ports: array(portOpts, { description: 'The ports of the server, in order; at least one.' }),
+    ports: array(serverPortOpts, { description: 'The ports of the server, in order; at least one.' }),
     rootVolume: rootVolume,
     sshKeyName: string({ description: 'The Nova keypair to inject.' }),
     securityGroups: array(securityGroupParam, { description: 'Security groups added to every port.' }),

@@ -142,7 +142,15 @@ function ports(c: Collector, value: unknown, path: string): void {
     });
     list(port.securityGroups).forEach((sg, j) => param(c, sg, `${p}.securityGroups[${j}]`, 'security group'));
     param(c, port.qosPolicy, `${p}.qosPolicy`, 'QoS policy');
-    if (port.disablePortSecurity === true && list(port.securityGroups).length > 0) {
+    const { disablePortSecurity: disable, enablePortSecurity: enable } = port;
+    if (typeof disable === 'boolean' && typeof enable === 'boolean' && disable === enable) {
+      c.add(
+        `${p}.enablePortSecurity`,
+        `contradicts disablePortSecurity: ${String(disable)}`,
+        'keep only enablePortSecurity (CAPO’s newer spelling)',
+      );
+    }
+    if ((disable === true || enable === false) && list(port.securityGroups).length > 0) {
       c.add(
         `${p}.securityGroups`,
         'a port without port security cannot have security groups',
@@ -276,13 +284,14 @@ export function validateOpenStackClusterSpec(
       c.add(`${path}.managedSubnets[${i}].cidr`, 'is required', 'set the subnet CIDR, e.g. 10.6.0.0/24');
   });
   const subnets = list(s.subnets);
-  if (subnets.length > 2) {
+  if (subnets.length > 2 && !set(s.primarySubnet)) {
     c.add(
       `${path}.subnets`,
-      `has ${subnets.length} subnets; at most 2 (one IPv4, one IPv6)`,
-      'keep at most one subnet per IP version',
+      `has ${subnets.length} subnets; at most 2 (one IPv4, one IPv6) without a primarySubnet`,
+      'keep at most one subnet per IP version, or name the one the API load balancer uses in primarySubnet',
     );
   }
+  param(c, s.primarySubnet, `${path}.primarySubnet`, 'subnet');
   subnets.forEach((sn, i) => param(c, sn, `${path}.subnets[${i}]`, 'subnet'));
   param(c, s.router, `${path}.router`, 'router');
   param(c, s.network, `${path}.network`, 'network');

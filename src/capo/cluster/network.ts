@@ -98,6 +98,24 @@ export async function reconcileNetwork(ctx: NetworkContext): Promise<NetworkOutc
   return reconcilePreExisting(ctx);
 }
 
+/**
+ * `spec.primarySubnet` first: the API load balancer's VIP and each machine's first fixed IP (its
+ * InternalIP, the pool member address) are on the first subnet of `status.network.subnets`. The
+ * primary subnet must be one of the cluster's subnets.
+ */
+async function primaryFirst(ctx: NetworkContext, network: Network, subnets: Subnet[]): Promise<Subnet[]> {
+  const param = ctx.spec.primarySubnet;
+  if (!param) return subnets;
+  const primary = await resolveSubnet(ctx.api, param, network.id, { signal: ctx.signal });
+  if (!subnets.some((s) => s.id === primary.id))
+    throw new DependencyError(
+      'subnet',
+      'Invalid',
+      `primarySubnet ${primary.name || primary.id} is not one of the cluster subnets; add it to spec.subnets`,
+    );
+  return [primary, ...subnets.filter((s) => s.id !== primary.id)];
+}
+
 async function reconcilePreExisting(ctx: NetworkContext): Promise<NetworkOutcome> {
   const { api, spec } = ctx;
   const o = { signal: ctx.signal };
@@ -130,7 +148,7 @@ async function reconcilePreExisting(ctx: NetworkContext): Promise<NetworkOutcome
           'NotFound',
           `network ${network.name || network.id} has no subnet`,
         );
-      outcome.network = withSubnets(network, subnets);
+      outcome.network = withSubnets(network, await primaryFirst(ctx, network, subnets));
     });
   }
   if (spec.router) {

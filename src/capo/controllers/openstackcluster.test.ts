@@ -16,7 +16,13 @@ import { parseAllDocuments } from 'yaml';
 import { isNotFound, kinds, type Condition, type KubernetesObject } from '../../kube/index.ts';
 import { addFault } from '../../openstack/core/testing/target.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
-import { capoKinds, CLUSTER_FINALIZER, type OpenStackCluster, type OpenStackServer } from '../api/index.ts';
+import {
+  capoKinds,
+  CLUSTER_FINALIZER,
+  Conditions,
+  type OpenStackCluster,
+  type OpenStackServer,
+} from '../api/index.ts';
 import { BASTION_SPEC_ANNOTATION } from '../cluster/bastion.ts';
 import { startCapoEnv, type CapoEnv, type RunningCapo } from '../testing/env.ts';
 
@@ -582,6 +588,59 @@ describe('OpenStackCluster controller', () => {
     );
     assert.equal((await os.network.routers.get(router.id)).id, router.id);
   });
+  it('puts the API load balancer VIP on spec.primarySubnet, and fills in the port of a host-only controlPlaneEndpoint', async () => {
+    const { os } = env;
+    const network = await os.network.networks.create({ name: 'multi-net' });
+    const subnet = async (name: string, cidr: string) =>
+      os.network.subnets.create({ network_id: network.id, cidr, ip_version: 4, name });
+    const first = await subnet('multi-a', '10.11.0.0/24');
+    const primary = await subnet('multi-b', '10.11.1.0/24');
+    const third = await subnet('multi-c', '10.11.2.0/24');
+    const router = await os.network.routers.create({ name: 'multi-router' });
+    for (const s of [first, primary, third])
+      await os.network.routers.addInterface(router.id, { subnet_id: s.id });
+
+    const name = 'multi';
+    await createPair(name, {
+      identityRef: env.identityRef,
+      network: { filter: { name: 'multi-net' } },
+      subnets: [
+        { filter: { name: 'multi-a' } },
+        { filter: { name: 'multi-b' } },
+        { filter: { name: 'multi-c' } },
+      ],
+      primarySubnet: { filter: { name: 'multi-b' } },
+      router: { filter: { name: 'multi-router' } },
+      disableAPIServerFloatingIP: true,
+      apiServerLoadBalancer: { enabled: true },
+      managedSecurityGroups: { allowAllInClusterTraffic: true },
+      controlPlaneEndpoint: { host: 'api.multi.example.com' },
+    });
+    const osc = (await eventually(
+      async () => {
+        const o = await get(name);
+        return o?.status?.ready ? o : undefined;
+      },
+      { ...WAIT, what: 'the cluster on three subnets ready' },
+    ))!;
+    assert.deepEqual(
+      osc.status?.network?.subnets?.map((s) => s.id),
+      [primary.id, first.id, third.id],
+      'the primary subnet first: machines get their first fixed IP there',
+    );
+    const lb = await env.admin.loadBalancer.loadBalancers.get(osc.status.apiServerLoadBalancer!.id);
+    assert.equal(lb.vip_subnet_id, primary.id);
+    assert.deepEqual(osc.spec.controlPlaneEndpoint, { host: 'api.multi.example.com', port: 6443 });
+    assert.equal(
+      osc.status?.conditions?.find((c) => c.type === Conditions.SpecAccepted)?.status ?? 'True',
+      'True',
+      'filling in the port is not a refused change',
+    );
+
+    await env.api.delete(capoKinds.OpenStackCluster, { namespace: env.namespace, name });
+    await eventually(async () => (await get(name)) === undefined, { ...WAIT, what: 'the cluster gone' });
+  });
+
   it('a wrong password in the identity Secret: OpenStackAuthenticationSucceeded False and an Event; fixed, True', async () => {
     const name = 'badauth';
     const ref = await env.identitySecret('badauth-creds');

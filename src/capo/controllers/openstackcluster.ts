@@ -759,10 +759,12 @@ class OpenStackClusterReconciler {
   private async setEndpoint(run: Run, host: string, port: number): Promise<void> {
     const { osc, signal } = run;
     const preset = osc.spec.controlPlaneEndpoint;
-    if (preset?.host) {
+    if (preset?.host && preset.port) {
       run.endpoint = { host: preset.host, port: preset.port };
       return;
     }
+    // A preset host without a port keeps its host and gets the port, as the endpoint step chose it.
+    if (preset?.host) host = preset.host;
     run.endpoint = { host, port };
     const modified = clone(osc);
     modified.spec.controlPlaneEndpoint = { host, port };

@@ -65,6 +65,33 @@ describe('OpenStackMachineTemplate controller', () => {
     assert.equal((await capacity('md-1'))!.storage, '30Gi');
   });
 
+  it('OpenStackAuthenticationSucceeded: True with working credentials, False (Error) with a missing Secret', async () => {
+    const condition = (name: string) =>
+      eventually(
+        async () =>
+          (
+            await env.api.get(capoKinds.OpenStackMachineTemplate, { namespace: env.namespace, name })
+          ).status?.conditions?.find((c) => c.type === 'OpenStackAuthenticationSucceeded'),
+        { ...WAIT, what: `${name} OpenStackAuthenticationSucceeded` },
+      );
+    await template('auth-ok', {
+      flavor: 'm1.small',
+      image: { filter: { name: 'ubuntu-22.04' } },
+      identityRef: env.identityRef,
+    });
+    assert.equal((await condition('auth-ok'))?.status, 'True');
+    await template('auth-bad', {
+      flavor: 'm1.small',
+      image: { filter: { name: 'ubuntu-22.04' } },
+      identityRef: { ...env.identityRef, name: 'no-such-secret' },
+    });
+    const bad = await condition('auth-bad');
+    assert.equal(bad?.status, 'False');
+    assert.equal(bad?.reason, 'OpenStackAuthenticationFailed');
+    assert.equal(bad?.severity, 'Error');
+    assert.match(bad?.message ?? '', /no-such-secret/);
+  });
+
   it("without an identityRef, the cluster's credentials (through the cluster-name label)", async () => {
     await env.api.create(capoKinds.Cluster, {
       apiVersion: 'cluster.x-k8s.io/v1beta1',

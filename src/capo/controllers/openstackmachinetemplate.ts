@@ -1,7 +1,9 @@
 /**
  * The OpenStackMachineTemplate controller (CAPO's `openstackmachinetemplate_controller.go`):
  * writes `status.capacity` from the template's flavor (machine/capacity.ts), so the cluster
- * autoscaler can scale a MachineDeployment up from zero. Nothing else: templates create nothing.
+ * autoscaler can scale a MachineDeployment up from zero, and the OpenStackAuthenticationSucceeded
+ * condition (as CAPO's does since its templates have conditions). Nothing else: templates create
+ * nothing.
  *
  * The credentials are the template's identityRef, else those of the cluster's OpenStackCluster
  * (the Cluster that owns the template, else the one its `cluster.x-k8s.io/cluster-name` label
@@ -22,9 +24,13 @@ import { isNotFound as isOpenStackNotFound } from '../../openstack/core/errors.t
 import {
   capoKinds,
   CLUSTER_NAME_LABEL,
+  Conditions,
+  Reasons,
+  type CapiCondition,
   type IdentityRef,
   type OpenStackMachineTemplate,
 } from '../api/index.ts';
+import { markFalse, markTrue } from '../machine/conditions.ts';
 import { IdentityError, type ScopeCache } from '../identity.ts';
 import { templateCapacity } from '../machine/capacity.ts';
 import { infraClusterName, isPaused } from '../machine/owners.ts';
@@ -73,11 +79,25 @@ export function registerOpenStackMachineTemplateController(
       ctx.log.info('no identityRef and no owner Cluster with an OpenStackCluster: capacity left unset');
       return {};
     }
+    const draft: OpenStackMachineTemplate = clone(tpl);
+    const conditions: CapiCondition[] = draft.status?.conditions ?? [];
+    const writeStatus = async (status: Partial<NonNullable<OpenStackMachineTemplate['status']>>) => {
+      draft.status = { ...draft.status, ...status, conditions };
+      await patchStatus(mgr.api, capoKinds.OpenStackMachineTemplate, tpl, draft, { signal });
+    };
     let scope;
     try {
       scope = await scopes.scopeFor({ namespace, identityRef, signal });
     } catch (err) {
       if (!IdentityError.is(err)) throw err;
+      markFalse(
+        conditions,
+        Conditions.OpenStackAuthenticationSucceeded,
+        Reasons.OpenStackAuthenticationFailed,
+        'Error',
+        `${err.message}; ${err.fix}`,
+      );
+      await writeStatus({});
       mgr.events.event(
         tpl,
         'Warning',
@@ -87,6 +107,7 @@ export function registerOpenStackMachineTemplateController(
       ctx.log.warn({ reason: err.reason }, `${err.message}; ${err.fix}`);
       return { requeueAfterMs: errorRetryMs };
     }
+    markTrue(conditions, Conditions.OpenStackAuthenticationSucceeded);
     let flavor;
     try {
       const { client } = scope;
@@ -110,12 +131,10 @@ export function registerOpenStackMachineTemplateController(
         `${what} not found: capacity left unset`,
       );
       ctx.log.warn(`${what} not found: capacity left unset`);
+      await writeStatus({});
       return { requeueAfterMs: errorRetryMs };
     }
-    const capacity = templateCapacity(flavor, spec);
-    const draft: OpenStackMachineTemplate = clone(tpl);
-    draft.status = { ...draft.status, capacity };
-    await patchStatus(mgr.api, capoKinds.OpenStackMachineTemplate, tpl, draft, { signal });
+    await writeStatus({ capacity: templateCapacity(flavor, spec) });
     return {};
   };
   mgr

@@ -1,7 +1,7 @@
 import assert from 'node:assert/strict';
 import { describe, it } from 'node:test';
 import { volumeSpecs, type ServerState } from '../../openstack/services/server/index.ts';
-import type { OpenStackServerSpec } from '../api/index.ts';
+import { validateOpenStackServerSpec, type OpenStackServerSpec } from '../api/index.ts';
 import { toServerSpec } from './spec.ts';
 import { stateFromStatus, statusFromState } from './status.ts';
 
@@ -90,6 +90,29 @@ describe('OpenStackServer spec → engine ServerSpec', () => {
         ['m-0-root', 20, 'vol-az'],
         ['m-0-etcd', 5, 'az1'],
       ],
+    );
+  });
+
+  it('port security from enablePortSecurity (CAPO’s newer spelling) or disablePortSecurity', () => {
+    const security = (port: OpenStackServerSpec['ports'][number]) =>
+      toServerSpec('m-0', { ...base, ports: [port] }, undefined).spec?.ports[0]?.disablePortSecurity;
+    assert.equal(security({ enablePortSecurity: false }), true);
+    assert.equal(security({ enablePortSecurity: true }), false);
+    assert.equal(security({ disablePortSecurity: true }), true);
+    assert.equal(security({}), undefined);
+    assert.deepEqual(
+      validateOpenStackServerSpec({
+        ...base,
+        ports: [{ enablePortSecurity: false, disablePortSecurity: false }],
+      }).map((p) => p.path),
+      ['spec.ports[0].enablePortSecurity'],
+    );
+    assert.deepEqual(
+      validateOpenStackServerSpec({
+        ...base,
+        ports: [{ enablePortSecurity: false, securityGroups: [{ id: 'sg-1' }] }],
+      }).map((p) => p.path),
+      ['spec.ports[0].securityGroups'],
     );
   });
 

@@ -147,10 +147,13 @@ function portOf(p: CrdPort): PortSpec {
       'macAddress',
       'hostID',
       'vnicType',
-      'disablePortSecurity',
       'propagateUplinkStatus',
     ]),
   };
+  // CAPO's newer OpenStackServers say enablePortSecurity (v1beta2's port fields), older ones
+  // disablePortSecurity; validation refuses the two contradicting each other.
+  const disable = p.enablePortSecurity !== undefined ? !p.enablePortSecurity : p.disablePortSecurity;
+  if (disable !== undefined) out.disablePortSecurity = disable;
   if (p.network) out.network = networkOf(p.network);
   if (p.fixedIPs) {
     out.fixedIPs = p.fixedIPs.map((ip): FixedIPSpec => ({

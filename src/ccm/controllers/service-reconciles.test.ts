@@ -11,6 +11,7 @@ import { reconcileCount, settled } from '../../kube/testing/settle.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { Annotation } from '../service/annotations.ts';
 import { startCcmEnv, type CcmEnv, type RunningCcm } from '../testing/env.ts';
+import type { StatsSnapshot } from '../../sim/openstack/core/stats.ts';
 import { SERVICE_CONTROLLER } from './service.ts';
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 25 };
@@ -85,5 +86,83 @@ describe('service controller: reconciles', () => {
     });
     await settled(mgr, SERVICE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
     assert.equal(await reconcileCount(mgr, SERVICE_CONTROLLER), ready + 1, 'one reconcile for one change');
+  });
+});
+
+describe('service controller: a burst of Nodes', () => {
+  let env: CcmEnv;
+
+  before(async () => {
+    env = await startCcmEnv();
+  });
+  after(async () => {
+    await env?.close();
+  });
+
+  it('Nodes joining and leaving together cost one member update per pool, not one per Node', async () => {
+    const { subnet, publicNetwork: pub } = await env.routedSubnet('10.30.0.0/16');
+    const node = (i: number) =>
+      env.api.create(kinds.Node, {
+        apiVersion: 'v1',
+        kind: 'Node',
+        metadata: { name: `burst-${i}` },
+        status: { addresses: [{ type: 'InternalIP', address: `10.30.0.${10 + i}` }] },
+      });
+    for (let i = 0; i < 4; i++) await node(i);
+    // A window wide enough that a loaded machine's API calls stay inside it.
+    await env.startCcm(
+      {
+        controllers: ['service'],
+        cloudConfig: await env.cloudConf(
+          `[LoadBalancer]\nsubnet-id = ${subnet.id}\nfloating-network-id = ${pub.id}\n`,
+        ),
+      },
+      {},
+      { serviceNodeBatchWindowMs: 1_000 },
+    );
+    const key = { namespace: 'default', name: 'burst' };
+    await env.api.create(kinds.Service, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { ...key },
+      spec: {
+        type: 'LoadBalancer',
+        selector: { app: 'burst' },
+        ports: [
+          { name: 'http', protocol: 'TCP', port: 80 },
+          { name: 'https', protocol: 'TCP', port: 443 },
+        ],
+      },
+    });
+    await eventually(
+      async () => ((await env.api.get(kinds.Service, key)).status?.loadBalancer?.ingress ?? []).length > 0,
+      { ...WAIT, what: 'the Service Ready' },
+    );
+    await fetch(`${env.sim.url}/_sim/stats`, { method: 'DELETE' });
+
+    // One by one, as kubelets register and the autoscaler deletes: 6 join, 2 leave.
+    for (let i = 4; i < 10; i++) await node(i);
+    for (let i = 0; i < 2; i++) await env.api.delete(kinds.Node, { name: `burst-${i}` });
+
+    const [lb] = await env.os.loadBalancer.loadBalancers.list().all();
+    assert.ok(lb);
+    const pools = await env.os.loadBalancer.pools.list({ loadbalancer_id: lb.id }).all();
+    assert.equal(pools.length, 2);
+    const want = Array.from({ length: 8 }, (_, i) => `10.30.0.${12 + i}`).sort();
+    await eventually(
+      async () => {
+        for (const p of pools) {
+          const members = await env.os.loadBalancer.members.list(p.id).all();
+          const active = members.every((m) => m.provisioning_status === 'ACTIVE');
+          if (!active || JSON.stringify(members.map((m) => m.address).sort()) !== JSON.stringify(want))
+            return false;
+        }
+        return true;
+      },
+      { ...WAIT, what: 'both pools with the 8 Nodes' },
+    );
+    const stats = (await (await fetch(`${env.sim.url}/_sim/stats`)).json()) as StatsSnapshot;
+    const puts = stats.services['octavia']?.operations['PUT /v2/lbaas/pools/{pool_id}/members']?.count;
+    assert.equal(puts, 2, 'one batch member update per pool');
   });
 });

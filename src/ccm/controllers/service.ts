@@ -20,6 +20,7 @@ import type { V1Node, V1Service } from '@kubernetes/client-node';
 import {
   addFinalizer,
   clone,
+  Coalescer,
   fieldsChanged,
   hasFinalizer,
   isDeleting,
@@ -42,6 +43,7 @@ import type { OpenStackApi } from '../secret/rotating-client.ts';
 import type { ApiVersion } from '../../openstack/core/api-version.ts';
 import { ApiVersionError } from '../../openstack/core/errors.ts';
 import {
+  AMPHORA_PHASES,
   LoadBalancerEngine,
   RecreateWindow,
   type BackoffPolicy,
@@ -88,16 +90,25 @@ export interface ServiceControllerOptions {
   /** How soon members without a port on the member subnet are looked for again (1 min). */
   portlessRetryMs?: number;
   /**
-   * The engine's PENDING requeue floor and cap (1 s, 10 s): a benchmark on a time-scaled cloud scales
-   * them too; `stuckAfterMs` here wins over the option above (tests).
+   * The engine's PENDING requeue floor and cap (1 s, 10 s) and Octavia's expected phase durations
+   * (AMPHORA_PHASES: the first look after a write, then fine polls): a benchmark on a time-scaled
+   * cloud scales them too; `stuckAfterMs` here wins over the option above (tests).
    */
-  backoff?: Partial<Pick<BackoffPolicy, 'initialMs' | 'maxMs' | 'stuckAfterMs'>>;
+  backoff?: Partial<Pick<BackoffPolicy, 'initialMs' | 'maxMs' | 'stuckAfterMs' | 'phases'>>;
   /**
    * The work queue's per-Service failure back-off: upstream's service controller waits 5 s after a
    * failed sync, doubling up to 300 s (minRetryDelay, maxRetryDelay), reset by a success.
    */
   retry?: { minMs?: number; maxMs?: number };
+  /**
+   * Node changes are acted on once they have been quiet for this long (at most 10× after the
+   * first): a burst of Nodes joining or leaving wakes every Service once, and each load balancer
+   * gets one member update per pool (100 ms, as Kuryr's member_batch_window_ms).
+   */
+  nodeBatchWindowMs?: number;
 }
+
+export const NODE_BATCH_WINDOW_MS = 100;
 
 /** Upstream's minRetryDelay and maxRetryDelay (k8s.io/cloud-provider controllers/service). */
 export const SERVICE_RETRY_MIN_MS = 5_000;
@@ -119,21 +130,30 @@ export function registerServiceController(
     opts.retry?.maxMs ?? SERVICE_RETRY_MAX_MS,
   );
   const backingOff = (key: string) => retry.numRequeues(key) > 0;
+  // Any member-relevant node change concerns every load balancer: a burst of them wakes each
+  // Service once. A Service backing off after a failure is left to its retry, which reads the Nodes anyway.
+  const nodeSync = new Coalescer(
+    mgr.clock,
+    { windowMs: opts.nodeBatchWindowMs ?? NODE_BATCH_WINDOW_MS },
+    () => {
+      for (const s of services.list()) {
+        if (!wantsLoadBalancer(s) && !hasFinalizer(s, LOAD_BALANCER_FINALIZER)) continue;
+        const key = objectKey(s);
+        if (!backingOff(keyString(key))) controller.enqueue(key);
+      }
+    },
+  );
   const controller = mgr
     .controller(SERVICE_CONTROLLER)
     // Not our own status write, finalizer or annotations (as upstream's needsUpdate ignores the
     // status); a change anyone else makes to the spec or metadata still wakes us.
     .for(kinds.Service, { predicates: [specOrMetadataChanged(), own.predicate()] })
-    // Any member-relevant node change concerns every load balancer; the queue coalesces the keys.
-    // A Service backing off after a failure is left to its retry, which reads the Nodes anyway.
     .watches(
       kinds.Node,
-      () =>
-        services
-          .list()
-          .filter((s) => wantsLoadBalancer(s) || hasFinalizer(s, LOAD_BALANCER_FINALIZER))
-          .map((s) => objectKey(s))
-          .filter((k) => !backingOff(keyString(k))),
+      () => {
+        nodeSync.touch();
+        return [];
+      },
       { predicates: [memberRelevant] },
     )
     .withOptions({ maxConcurrentReconciles: opts.workers, rateLimiter: retry })
@@ -210,10 +230,11 @@ class ServiceReconciler {
       backoff: {},
       retry: {},
       portlessRetryMs: 60_000,
+      nodeBatchWindowMs: NODE_BATCH_WINDOW_MS,
       ...opts,
     };
     this.engine = new LoadBalancerEngine(os, {
-      backoff: { stuckAfterMs: this.opts.stuckAfterMs, ...this.opts.backoff },
+      backoff: { stuckAfterMs: this.opts.stuckAfterMs, phases: AMPHORA_PHASES, ...this.opts.backoff },
     });
     this.metrics = reconcileMetrics(mgr.registry);
     this.securityGroups = new MemberSecurityGroups(os);

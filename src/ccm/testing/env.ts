@@ -20,6 +20,8 @@ import type { Subnet } from '../../openstack/network/v2/subnets.ts';
 import { Cleanup } from '../../openstack/network/v2/testing/fixtures.ts';
 import { startKubeSim, type RunningKubeSim } from '../../sim/kube/start.ts';
 import type { CloudOptions } from '../../sim/openstack/index.ts';
+import type { Timing } from '../../sim/openstack/core/timing.ts';
+import type { PhaseDurations } from '../../openstack/services/loadbalancer/index.ts';
 import { startTestCloud, type TestCloud } from '../../sim/openstack/testing/harness.ts';
 import { buildCcm, CCM_DEFAULTS, type Ccm, type CcmDeps, type CcmOptions } from '../cmd.ts';
 import { TAINT_UNINITIALIZED } from '../node-spec.ts';
@@ -52,7 +54,7 @@ export interface CcmEnv {
   startCcm(
     opts?: Partial<CcmOptions>,
     env?: Record<string, string>,
-    deps?: Pick<CcmDeps, 'serviceBackoff' | 'serviceRetry' | 'clock'>,
+    deps?: Pick<CcmDeps, 'serviceBackoff' | 'serviceRetry' | 'serviceNodeBatchWindowMs' | 'clock'>,
   ): Promise<RunningCcm>;
   /** A Node as kubelet `--cloud-provider=external` registers it. */
   createNode(name: string, extra?: Partial<V1Node>): Promise<V1Node>;
@@ -119,6 +121,8 @@ export async function startCcmEnv(cloudOptions: CloudOptions = {}): Promise<CcmE
           registry,
           kubeConfig: kubeConfigFrom(opts.kubeconfig ?? kube.kubeconfigPath),
           ...extraDeps,
+          // The controller expects the emulator's Octavia to take as long as it does (its profile).
+          serviceBackoff: { phases: octaviaPhases(sim.cloud.timing), ...extraDeps.serviceBackoff },
         },
       );
       const stopper = new AbortController();
@@ -174,6 +178,19 @@ export async function startCcmEnv(cloudOptions: CloudOptions = {}): Promise<CcmE
     },
   };
   return env;
+}
+
+/** The emulator's Octavia phase durations under its current profile and time scale. */
+export function octaviaPhases(timing: Timing): PhaseDurations {
+  return {
+    create: timing.transition('octavia.loadbalancer.create'),
+    update: Math.max(
+      timing.transition('octavia.loadbalancer.update'),
+      timing.transition('octavia.child.create'),
+      timing.transition('octavia.member.batch'),
+    ),
+    delete: timing.transition('octavia.loadbalancer.delete'),
+  };
 }
 
 /** The sum of a counter's samples whose labels include `labels`. */

@@ -8,7 +8,7 @@
  * and what it does instead. Two are refused: `--namespace` and `--watch-filter` narrow what a
  * CAPO instance acts on, and ignoring them would act on objects another instance owns.
  */
-import { InvalidArgumentError, Option, type Command } from 'commander';
+import { Option, type Command } from 'commander';
 import { buildCapo, CAPO_DEFAULTS, CAPO_LEASE_NAME, type CapoOptions } from '../../capo/cmd.ts';
 import { loadKubeConfig } from '../../kube/index.ts';
 import type { CliContext } from '../context.ts';
@@ -22,6 +22,7 @@ import {
   listenAddress,
   LOG_FLAGS,
   LOGS,
+  positiveNumber,
   value,
   type CompatFlag,
   leaseTimingOptions,
@@ -50,12 +51,6 @@ interface Flags {
   namespace?: string;
   watchFilter?: string;
   version?: string | boolean;
-}
-
-function positiveNumber(value: string): number {
-  const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('write a number > 0');
-  return n;
 }
 
 const WEBHOOKS =

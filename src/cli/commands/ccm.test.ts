@@ -149,6 +149,20 @@ describe('shiftstack ccm', () => {
     }
   });
 
+  it('--kube-api-qps and --kube-api-burst set the Kubernetes client limits (upstream defaults 20, 30)', async () => {
+    const help = (await run('ccm', '--help')).out.replace(/\s+/g, ' ');
+    assert.match(help, /--kube-api-qps <n> Kubernetes API requests per second .*\(default: 20\)/);
+    assert.match(help, /--kube-api-burst <n> Kubernetes API requests in one burst \(default: 30\)/);
+    for (const [flag, bad, fix] of [
+      ['--kube-api-qps', '0', 'write a number > 0'],
+      ['--kube-api-burst', '2.5', 'write a whole number ≥ 1'],
+    ] as const) {
+      const { code, err } = await run('ccm', '--cloud-config', 'x.conf', flag, bad);
+      assert.equal(code, 2, flag);
+      assert.ok(err.includes(`${flag}: "${bad}" is not valid. Fix: ${fix}`), err);
+    }
+  });
+
   it("the flags of OCCM's Deployments are accepted; those that change nothing here are named in a warning", async () => {
     const missing = join(dir, 'missing', 'cloud.conf');
     const common = [`--cloud-config=${missing}`, `--kubeconfig=${kubeconfig}`];

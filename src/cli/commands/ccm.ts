@@ -30,6 +30,7 @@ import {
   isFalse,
   LOG_FLAGS,
   LOGS,
+  positiveNumber,
   seconds,
   value,
   type CompatFlag,
@@ -51,6 +52,8 @@ interface Flags {
   nodeStatusUpdateFrequency: string;
   concurrentNodeSyncs: number;
   concurrentServiceSyncs: number;
+  kubeApiQps: number;
+  kubeApiBurst: number;
   configureCloudRoutes: boolean;
   clusterCidr?: string;
   routeReconciliationPeriod: string;
@@ -107,7 +110,7 @@ const IPAM =
 export const COMPAT_FLAGS: readonly CompatFlag<Flags>[] = [
   bool(
     'use-service-account-credentials',
-    "every controller uses the one client of the process (its kubeconfig, or the cloud-controller-manager ServiceAccount in a pod), so that identity needs every controller's permissions, as deploy/ccm/rbac.yaml grants",
+    "every controller uses the one client of the process (its kubeconfig, or the cloud-controller-manager ServiceAccount in a pod), so that identity needs every controller's permissions, as deploy/ccm/base/rbac.yaml grants",
     isFalse,
   ),
   bool('allocate-node-cidrs', IPAM, isFalse),
@@ -123,8 +126,6 @@ export const COMPAT_FLAGS: readonly CompatFlag<Flags>[] = [
     'feature-gates',
     'shiftstack has no Kubernetes feature gates; it behaves as upstream does with the default gates',
   ),
-  value('kube-api-qps', "the Kubernetes client keeps client-go's defaults: 20 requests/s, bursts of 30"),
-  value('kube-api-burst', "the Kubernetes client keeps client-go's defaults: 20 requests/s, bursts of 30"),
   value('kube-api-content-type', 'the Kubernetes client always speaks JSON'),
   value('master', 'the API server is the one --kubeconfig names'),
   value(
@@ -282,6 +283,13 @@ export function configureCcm(command: Command, ctx: CliContext): void {
       intFlag(1),
       d.concurrentServiceSyncs ?? 1,
     )
+    .option(
+      '--kube-api-qps <n>',
+      'Kubernetes API requests per second (Events have a limiter of their own)',
+      positiveNumber,
+      d.kubeApiQps,
+    )
+    .option('--kube-api-burst <n>', 'Kubernetes API requests in one burst', intFlag(1), d.kubeApiBurst)
     .addOption(
       new Option(
         '--configure-cloud-routes [bool]',
@@ -362,6 +370,8 @@ export function configureCcm(command: Command, ctx: CliContext): void {
         ),
         concurrentNodeSyncs: flags.concurrentNodeSyncs,
         concurrentServiceSyncs: flags.concurrentServiceSyncs,
+        kubeApiQps: flags.kubeApiQps,
+        kubeApiBurst: flags.kubeApiBurst,
         configureCloudRoutes: flags.configureCloudRoutes,
         clusterCidr: flags.clusterCidr,
         routeReconciliationPeriodMs: duration(

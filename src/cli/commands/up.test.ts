@@ -167,6 +167,30 @@ describe('shiftstack up', () => {
     } finally {
       await api.close();
     }
+    // Every controller manager's /metrics, printed at start and in the summary, serves its own metrics.
+    const printed = [...out.matchAll(/^ {2}(?:metrics: {5}| {13})(.+?) → (http\S+)$/gm)].map((m) => ({
+      name: m[1]!,
+      url: m[2]!,
+    }));
+    const names = [...new Set(printed.map((p) => p.name))];
+    assert.deepEqual(names, ['capo', 'mapo', 'ccm-operator', 'demo (kubelets, workload runner)'], out);
+    assert.equal(printed.length, names.length * 2, 'the list at start and in the summary');
+    const own: Record<string, string> = {
+      capo: 'openstackserver',
+      mapo: 'machine',
+      'ccm-operator': 'cloud-operator',
+      'demo (kubelets, workload runner)': 'demo-workload-runner',
+    };
+    for (const { name, url } of printed.slice(-names.length)) {
+      const res = await fetch(url);
+      assert.equal(res.status, 200, `${name} ${url}`);
+      const text = await res.text();
+      assert.match(
+        text,
+        new RegExp(`^controller_runtime_reconcile_total\\{[^}]*controller="${own[name]}"`, 'm'),
+        name,
+      );
+    }
     const entry = (
       parseYaml(await readFile(clouds, 'utf8')) as {
         clouds: Record<string, { auth: { auth_url: string } }>;

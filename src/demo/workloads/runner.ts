@@ -1,9 +1,12 @@
 /**
- * The WorkloadRunner: the emulated cluster's stand-in for the Deployment and ReplicaSet
- * controllers, the scheduler and the kubelet, for shiftstack's own Deployments. For Deployments
- * in the namespaces it is given, whose containers use the shiftstack image, it runs
- * `spec.replicas` pods as child processes of this one (pod.ts), rolls template changes out as the
- * Deployment controller does (rollout.ts), and writes the Deployment's status (status.ts).
+ * The WorkloadRunner: the emulated cluster's stand-in for the Deployment, ReplicaSet and
+ * DaemonSet controllers, the scheduler and the kubelet, for shiftstack's own Deployments and
+ * DaemonSets. For Deployments in the namespaces it is given, whose containers use the shiftstack
+ * image, it runs `spec.replicas` pods as child processes of this one (pod.ts), rolls template
+ * changes out as the Deployment controller does (rollout.ts), and writes the Deployment's status
+ * (status.ts). It plays one node (`nodeName`): a DaemonSet runs one pod when that Node exists and
+ * the pod belongs on it (daemonset.ts: nodeSelector, taints), none otherwise, replaced on a
+ * template change as the DaemonSet controller's RollingUpdate does (the old pod stops first).
  *
  * There are no ReplicaSet or Pod objects: the ReplicaSets (`<deployment>-<pod-template-hash>`) and
  * pods (`<replicaset>-<5 characters>`) live in this process, and what the kubelet would report on
@@ -19,7 +22,7 @@
 import { hostname } from 'node:os';
 import { join } from 'node:path';
 import { fileURLToPath } from 'node:url';
-import type { KubeConfig, V1Deployment } from '@kubernetes/client-node';
+import type { KubeConfig, V1DaemonSet, V1Deployment, V1PodTemplateSpec } from '@kubernetes/client-node';
 import type { Logger } from '../../lib/log.ts';
 import {
   keyString,
@@ -34,6 +37,7 @@ import {
   type Runnable,
   type RunContext,
 } from '../../kube/index.ts';
+import { daemonSetStatus, notForNode } from './daemonset.ts';
 import { clusterEndpoint, type ClusterEndpoint } from './identity.ts';
 import { podTemplateHash, randomSuffix } from './names.ts';
 import { Pod, type PodDeps, type PodSource } from './pod.ts';
@@ -42,6 +46,11 @@ import { planRollout, type ReplicaSetView, type Strategy } from './rollout.ts';
 import { deploymentStatus, type ReplicaSetCounts } from './status.ts';
 
 export const WORKLOAD_RUNNER = 'demo-workload-runner';
+/** The controller of the DaemonSets it runs. */
+export const DAEMONSET_RUNNER = 'demo-daemonset-runner';
+
+/** The workload kinds the runner runs. */
+export type WorkloadKind = 'Deployment' | 'DaemonSet';
 
 const CHECKOUT = fileURLToPath(new URL('../../../', import.meta.url));
 
@@ -58,15 +67,21 @@ export interface WorkloadRunnerOptions {
   hostPaths?: Readonly<Record<string, string>>;
   /** Multiplies every duration of the kubelet and the controllers (default 1). */
   timeScale?: number;
-  /** `spec.nodeName` of every pod (default: this host's name). */
+  /**
+   * `spec.nodeName` of every pod (default: this host's name), and the Node whose labels and taints
+   * decide whether a DaemonSet's pod runs.
+   */
   nodeName?: string;
   log?: Logger;
 }
 
 interface ReplicaSetRun {
+  /** The ReplicaSet's name; a DaemonSet's ControllerRevision. */
   name: string;
+  /** Its pods' names are this and 5 characters (the ReplicaSet's name; the DaemonSet's). */
+  podPrefix: string;
   hash: string;
-  template: V1Deployment['spec'] extends infer S ? (S extends { template: infer T } ? T : never) : never;
+  template: V1PodTemplateSpec;
   refusal: Refusal | undefined;
   desired: number;
   pods: Pod[];
@@ -75,6 +90,7 @@ interface ReplicaSetRun {
 }
 
 interface DeploymentRun {
+  kind: WorkloadKind;
   key: string;
   uid: string;
   sets: Map<string, ReplicaSetRun>;
@@ -108,18 +124,29 @@ export function registerWorkloadRunner(mgr: Manager, opts: WorkloadRunnerOptions
     update: (a: KubernetesObject, b: KubernetesObject) => ours(a) || ours(b),
     delete: ours,
   };
-  const deploymentsOf = (o: KubernetesObject) =>
-    ours(o) ? runner.deploymentsIn(o.metadata?.namespace ?? '') : [];
+  const workloadsOf = (kind: WorkloadKind) => (o: KubernetesObject) =>
+    ours(o) ? runner.deploymentsIn(o.metadata?.namespace ?? '', kind) : [];
   const controller = mgr
     .controller(WORKLOAD_RUNNER)
     .for(kinds.Deployment, { predicates: [inNamespace, specOrMetadataChanged()] })
     // Volumes follow their ConfigMaps and Secrets; a pod waiting for a ServiceAccount starts with it.
-    .watches(kinds.ConfigMap, deploymentsOf)
-    .watches(kinds.Secret, deploymentsOf)
-    .watches(kinds.ServiceAccount, deploymentsOf)
+    .watches(kinds.ConfigMap, workloadsOf('Deployment'))
+    .watches(kinds.Secret, workloadsOf('Deployment'))
+    .watches(kinds.ServiceAccount, workloadsOf('Deployment'))
     .withOptions({ maxConcurrentReconciles: 4, needLeaderElection: false })
     .complete((req, signal, ctx) => runner.reconcile(req, signal, ctx));
-  runner.wake = (key) => controller.queue.add(key);
+  const nodeName = opts.nodeName ?? hostname();
+  const daemons = mgr
+    .controller(DAEMONSET_RUNNER)
+    .for(kinds.DaemonSet, { predicates: [inNamespace, specOrMetadataChanged()] })
+    .watches(kinds.ConfigMap, workloadsOf('DaemonSet'))
+    .watches(kinds.Secret, workloadsOf('DaemonSet'))
+    .watches(kinds.ServiceAccount, workloadsOf('DaemonSet'))
+    // The node's labels and taints decide whether a daemon pod runs.
+    .watches(kinds.Node, (o) => (o.metadata?.name === nodeName ? runner.daemonSets() : []))
+    .withOptions({ maxConcurrentReconciles: 4, needLeaderElection: false })
+    .complete((req, signal, ctx) => runner.reconcile(req, signal, ctx, 'DaemonSet'));
+  runner.wake = (kind, key) => (kind === 'DaemonSet' ? daemons : controller).queue.add(key);
   mgr.add(runner);
   return runner;
 }
@@ -128,8 +155,8 @@ export class WorkloadRunner implements Runnable {
   /** The runnable that owns the pods' lifetime (the controller is WORKLOAD_RUNNER). */
   readonly name = `${WORKLOAD_RUNNER}-pods`;
   readonly needLeaderElection = false;
-  /** Queues a Deployment's key (set at registration). */
-  wake: (key: string) => void = () => undefined;
+  /** Queues a workload's key (set at registration). */
+  wake: (kind: WorkloadKind, key: string) => void = () => undefined;
   private readonly mgr: Manager;
   private readonly opts: WorkloadRunnerOptions;
   private readonly log: Logger;
@@ -171,43 +198,63 @@ export class WorkloadRunner implements Runnable {
     }
   }
 
-  /** The keys of the Deployments it runs in `namespace`. */
-  deploymentsIn(namespace: string): Request[] {
-    return [...this.runs.keys()]
-      .filter((k) => k.startsWith(`${namespace}/`))
-      .map((k) => ({ namespace, name: k.slice(namespace.length + 1) }));
+  /** The keys of the workloads of `kind` it runs in `namespace`. */
+  deploymentsIn(namespace: string, kind: WorkloadKind = 'Deployment'): Request[] {
+    return [...this.runs.values()]
+      .filter((r) => r.kind === kind && r.key.startsWith(`${namespace}/`))
+      .map((r) => ({ namespace, name: r.key.slice(namespace.length + 1) }));
   }
 
-  /** The pods of a Deployment, those being stopped included. */
-  pods(namespace: string, name: string): PodView[] {
-    const run = this.runs.get(`${namespace}/${name}`);
+  /** The keys of every DaemonSet in its namespaces (a change of its node concerns them all). */
+  daemonSets(): Request[] {
+    return this.opts.namespaces.flatMap((namespace) => this.deploymentsIn(namespace, 'DaemonSet'));
+  }
+
+  /** The pods of a Deployment (or DaemonSet), those being stopped included. */
+  pods(namespace: string, name: string, kind: WorkloadKind = 'Deployment'): PodView[] {
+    const run = this.runs.get(runKey(kind, `${namespace}/${name}`));
     if (!run) return [];
     return [...run.sets.values()].flatMap((s) => [...s.pods, ...s.terminating].map(view));
   }
 
-  async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
+  async reconcile(
+    req: Request,
+    signal: AbortSignal,
+    ctx: ReconcileContext,
+    kind: WorkloadKind = 'Deployment',
+  ): Promise<Result> {
     if (this.stopped) return {};
     const key = keyString(req);
-    const d = await this.mgr.client.get(kinds.Deployment, req, { signal });
-    const run = this.runs.get(key);
+    const d =
+      kind === 'DaemonSet'
+        ? await this.mgr.client.get(kinds.DaemonSet, req, { signal })
+        : await this.mgr.client.get(kinds.Deployment, req, { signal });
+    const run = this.runs.get(runKey(kind, key));
     if (!d || d.metadata?.deletionTimestamp || !this.opts.namespaces.includes(req.namespace ?? '')) {
-      if (run) this.forget(run, ctx.log, 'Deployment gone: its pods stop');
+      if (run) this.forget(run, ctx.log, `${kind} gone: its pods stop`);
       return {};
     }
-    if (run && run.uid !== d.metadata?.uid)
-      this.forget(run, ctx.log, 'Deployment replaced: the old pods stop');
-    const current = this.runs.get(key) ?? this.track(key, d);
-    return this.sync(current, d, signal);
+    if (run && run.uid !== d.metadata?.uid) this.forget(run, ctx.log, `${kind} replaced: the old pods stop`);
+    const current = this.runs.get(runKey(kind, key)) ?? this.track(kind, key, d);
+    return kind === 'DaemonSet'
+      ? this.syncDaemonSet(current, d as V1DaemonSet, signal)
+      : this.sync(current, d, signal);
   }
 
-  private track(key: string, d: V1Deployment): DeploymentRun {
-    const run: DeploymentRun = { key, uid: d.metadata?.uid ?? '', sets: new Map(), reported: new Map() };
-    this.runs.set(key, run);
+  private track(kind: WorkloadKind, key: string, d: KubernetesObject): DeploymentRun {
+    const run: DeploymentRun = {
+      kind,
+      key,
+      uid: d.metadata?.uid ?? '',
+      sets: new Map(),
+      reported: new Map(),
+    };
+    this.runs.set(runKey(kind, key), run);
     return run;
   }
 
   private forget(run: DeploymentRun, log: Logger, why: string): void {
-    this.runs.delete(run.key);
+    this.runs.delete(runKey(run.kind, run.key));
     const pods = [...run.sets.values()].flatMap((s) => [...s.pods, ...s.terminating]);
     if (pods.length === 0) return;
     log.info({ pods: pods.map((p) => p.name) }, why);
@@ -233,6 +280,7 @@ export class WorkloadRunner implements Runnable {
       const refused = refusals(spec.template.spec!, this.opts.images);
       current = {
         name: `${name}-${hash}`,
+        podPrefix: `${name}-${hash}`,
         hash,
         template: structuredClone(spec.template),
         refusal: refused[0],
@@ -265,17 +313,7 @@ export class WorkloadRunner implements Runnable {
       rs.desired = next;
     }
     for (const rs of run.sets.values()) this.scalePods(run, rs, ns);
-
-    for (const rs of run.sets.values()) {
-      for (const pod of rs.pods) {
-        const problem = await pod.sync(ns, signal);
-        if (problem && run.reported.get(pod.name) !== problem.message) {
-          this.mgr.events.event(d, 'Warning', problem.reason, `${pod.name}: ${problem.message}`);
-        }
-        if (problem) run.reported.set(pod.name, problem.message);
-        else run.reported.delete(pod.name);
-      }
-    }
+    await this.syncPods(run, d, ns, signal);
     // ReplicaSets with nothing left are history (revisionHistoryLimit keeps none here).
     for (const [h, rs] of run.sets) {
       if (rs !== current && rs.desired === 0 && rs.pods.length === 0 && rs.terminating.size === 0)
@@ -302,6 +340,86 @@ export class WorkloadRunner implements Runnable {
     });
     await patchStatus(this.mgr.api, kinds.Deployment, d, { ...d, status }, { signal });
     return this.nextLook(run, minReadyMs, spec.progressDeadlineSeconds);
+  }
+
+  /**
+   * A DaemonSet on the one node: one pod of the current template when it belongs there (the
+   * RollingUpdate of one node: the old pod stops before the new one starts), none otherwise.
+   */
+  private async syncDaemonSet(run: DeploymentRun, ds: V1DaemonSet, signal: AbortSignal): Promise<Result> {
+    const spec = ds.spec!;
+    const ns = ds.metadata?.namespace ?? '';
+    const name = ds.metadata?.name ?? '';
+    const nodeName = this.opts.nodeName ?? hostname();
+    const node = await this.mgr.client.get(kinds.Node, { name: nodeName }, { signal });
+    const elsewhere = node ? notForNode(node, spec.template.spec!) : `node ${nodeName} does not exist`;
+    const hash = podTemplateHash(spec.template, ds.status?.collisionCount);
+    let current = run.sets.get(hash);
+    if (!current) {
+      const refused = refusals(spec.template.spec!, this.opts.images);
+      current = {
+        name: `${name}-${hash}`,
+        podPrefix: name,
+        hash,
+        template: structuredClone(spec.template),
+        refusal: refused[0],
+        desired: 0,
+        pods: [],
+        terminating: new Set(),
+        createdAtMs: this.mgr.clock.now(),
+      };
+      run.sets.set(hash, current);
+      for (const r of refused) this.mgr.events.event(ds, 'Warning', r.reason, r.message);
+    }
+    const old = [...run.sets.values()].filter((s) => s !== current);
+    const oldPods = old.reduce((n, s) => n + s.pods.length + s.terminating.size, 0);
+    for (const s of old) s.desired = 0;
+    // maxSurge 0 on one node: the new pod waits until the old one is gone.
+    current.desired = elsewhere === undefined && oldPods === 0 ? 1 : 0;
+    const before = new Set([...run.sets.values()].flatMap((s) => s.pods));
+    for (const rs of run.sets.values()) this.scalePods(run, rs, ns);
+    for (const rs of run.sets.values()) {
+      for (const pod of rs.pods) {
+        if (!before.has(pod))
+          this.mgr.events.event(ds, 'Normal', 'SuccessfulCreate', `Created pod: ${pod.name}`);
+      }
+      for (const pod of rs.terminating) {
+        if (before.has(pod))
+          this.mgr.events.event(ds, 'Normal', 'SuccessfulDelete', `Deleted pod: ${pod.name}`);
+      }
+    }
+    await this.syncPods(run, ds, ns, signal);
+    for (const [h, rs] of run.sets) {
+      if (rs !== current && rs.pods.length === 0 && rs.terminating.size === 0) run.sets.delete(h);
+    }
+
+    const minReadyMs = this.scale((spec.minReadySeconds ?? 0) * 1000);
+    const pods = [...run.sets.values()].flatMap((s) => s.pods);
+    const status = daemonSetStatus(ds, {
+      desired: elsewhere === undefined ? 1 : 0,
+      scheduled: pods.length,
+      updated: current.pods.length,
+      ready: pods.filter((p) => p.ready()).length,
+      available:
+        this.view(current, minReadyMs).available +
+        old.reduce((n, s) => n + this.view(s, minReadyMs).available, 0),
+    });
+    await patchStatus(this.mgr.api, kinds.DaemonSet, ds, { ...ds, status }, { signal });
+    return this.nextLook(run, minReadyMs, undefined);
+  }
+
+  /** Each pod's kubelet sync; a new problem is a Warning Event on the workload. */
+  private async syncPods(run: DeploymentRun, owner: KubernetesObject, ns: string, signal: AbortSignal) {
+    for (const rs of run.sets.values()) {
+      for (const pod of rs.pods) {
+        const problem = await pod.sync(ns, signal);
+        if (problem && run.reported.get(pod.name) !== problem.message) {
+          this.mgr.events.event(owner, 'Warning', problem.reason, `${pod.name}: ${problem.message}`);
+        }
+        if (problem) run.reported.set(pod.name, problem.message);
+        else run.reported.delete(pod.name);
+      }
+    }
   }
 
   /** When to look again without an event: a pod becoming available, a pod waiting, the deadline. */
@@ -337,7 +455,7 @@ export class WorkloadRunner implements Runnable {
   /** The ReplicaSet controller: as many pods as desired, the least useful stopped first. */
   private scalePods(run: DeploymentRun, rs: ReplicaSetRun, namespace: string): void {
     while (rs.pods.length < rs.desired) {
-      const name = `${rs.name}-${randomSuffix()}`;
+      const name = `${rs.podPrefix}-${randomSuffix()}`;
       rs.pods.push(
         new Pod(
           name,
@@ -357,7 +475,7 @@ export class WorkloadRunner implements Runnable {
       run.reported.delete(victim.name);
       void victim.stop().finally(() => {
         rs.terminating.delete(victim);
-        this.wake(run.key);
+        this.wake(run.kind, run.key);
       });
     }
   }
@@ -381,11 +499,11 @@ export class WorkloadRunner implements Runnable {
       scale: (ms) => this.scale(ms),
       backoff: { initialMs: this.scale(10_000), maxMs: this.scale(300_000) },
       hostDir: (path) => this.opts.hostPaths?.[path] ?? join(this.opts.dir, '.host', path),
-      changed: () => this.wake(run.key),
+      changed: () => this.wake(run.kind, run.key),
       warn: (reason, message) => {
         const [namespace, name] = run.key.split('/');
         this.mgr.events.event(
-          { apiVersion: 'apps/v1', kind: 'Deployment', metadata: { namespace, name, uid: run.uid } },
+          { apiVersion: 'apps/v1', kind: run.kind, metadata: { namespace, name, uid: run.uid } },
           'Warning',
           reason,
           message,
@@ -403,6 +521,11 @@ export class WorkloadRunner implements Runnable {
       for (const s of r.sets.values()) for (const p of [...s.pods, ...s.terminating]) p.killNow();
     }
   }
+}
+
+/** The runner's key of a workload: Deployments and DaemonSets may share a name. */
+function runKey(kind: WorkloadKind, key: string): string {
+  return `${kind}:${key}`;
 }
 
 /** The ReplicaSet controller's deletion ranking, simplified: not started, not ready, newest first. */

@@ -210,6 +210,42 @@ describe('manager against the emulator', () => {
     assert.equal(await outcome, 'stopped', 'a graceful stop, not a lost lease');
   });
 
+  it("writes Events through a rate limiter of its own: the controllers' budget spent, an Event still goes at once", async () => {
+    const ns = await namespace('mgr-events-limiter');
+    // Time stands still on this clock: a call without a token would record the wait it needs.
+    const waits: number[] = [];
+    const clock = {
+      now: () => 0,
+      random: () => 0,
+      setTimer: () => () => {},
+      sleep: (ms: number) => {
+        waits.push(ms);
+        return Promise.resolve();
+      },
+    };
+    const mgr = new Manager({
+      name: 'events-limiter',
+      kubeConfig: kubeConfigFrom(k.kubeconfigPath),
+      qps: 1,
+      burst: 1,
+      clock,
+    });
+    const cm = await mgr.api.create(kinds.ConfigMap, configMap('seen', ns));
+    assert.deepEqual(waits, [], "the controllers' one token");
+    mgr.events.event(cm, 'Normal', 'Seen', 'seen by the test');
+    await mgr.events.flush();
+    assert.deepEqual(waits, [], 'the Event took no token of the controllers');
+    const events = await client.list(kinds.Event, { namespace: ns });
+    assert.deepEqual(
+      events.items.map((e) => e.reason),
+      ['Seen'],
+    );
+    const ac = new AbortController();
+    const done = mgr.start(ac.signal);
+    ac.abort();
+    await done;
+  });
+
   it('aborts reconciles still running at the graceful-shutdown deadline', async () => {
     const ns = await namespace('mgr-deadline');
     const mgr = new Manager({

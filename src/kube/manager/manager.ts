@@ -134,6 +134,8 @@ export class Manager implements ControllerHost {
   private readonly leaseConfig: LeaderElectionConfig | undefined;
   /** Leader election's own client: its rate limiter never has the controllers' writes in front of a renewal. */
   private readonly electionClient: KubeClient | undefined;
+  /** The Events' own client, when this manager built its client (see the constructor). */
+  private readonly eventsClient: KubeClient | undefined;
   private readonly runnables: Entry[] = [];
   private readonly names = new Set<string>();
   private started = false;
@@ -167,8 +169,14 @@ export class Manager implements ControllerHost {
       registry: this.registry,
     });
     this.client = new CachedClient(this.api, this.informers, opts.disableCacheFor);
+    // Events get a rate limiter of their own, as controller-runtime's recorder provider and
+    // kube-controller-manager's per-controller clients give them: a thousand Services' Events would
+    // otherwise take a third of the controllers' budget, and queue their status writes behind them.
+    this.eventsClient = opts.client
+      ? undefined
+      : this.api.fork({ userAgent: `${this.api.userAgent}/events` });
     this.events = new EventRecorder({
-      client: this.api,
+      client: this.eventsClient ?? this.api,
       component: opts.name,
       clock: this.clock,
       log: this.log,
@@ -391,6 +399,7 @@ export class Manager implements ControllerHost {
     await health?.close();
     await metrics?.close();
     if (!this.opts.client) await this.api.close();
+    await this.eventsClient?.close();
     await this.electionClient?.close();
     this.log.info('stopped');
     if (this.fatal) throw this.fatal;

@@ -4,13 +4,13 @@
  * `cloud-conf` ConfigMap whose `clouds-file` names the `openstack-cloud-credentials` Secret's
  * clouds.yaml, mounted) and a WorkloadRunner on a manager of its own, on a scaled clock.
  */
-import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import type { V1Container, V1Deployment } from '@kubernetes/client-node';
-import { parseAllDocuments, stringify } from 'yaml';
+import { stringify } from 'yaml';
 import { createLogger } from '../../../lib/log.ts';
-import { kinds, Manager, type KubernetesObject } from '../../../kube/index.ts';
+import { kinds, Manager } from '../../../kube/index.ts';
 import { kubeConfigFrom } from '../../../kube/testing/env.ts';
+import { kustomizationObjects } from '../../../kube/testing/kustomization.ts';
 import { startCcmEnv, type CcmEnv } from '../../../ccm/testing/env.ts';
 import { registerWorkloadRunner, type WorkloadRunner } from '../runner.ts';
 
@@ -29,13 +29,21 @@ export interface RunnerEnv {
   close(): Promise<void>;
 }
 
-export async function startRunnerEnv(): Promise<RunnerEnv> {
+export interface RunnerEnvOptions {
+  /** The images the runner runs (default [IMAGE]). */
+  images?: string[];
+  /** The node the runner plays (default this host's name). */
+  nodeName?: string;
+  /** False leaves deploy/ccm's ServiceAccount and RBAC to the test (it applies deploy/ccm itself). */
+  ccmRbac?: boolean;
+}
+
+export async function startRunnerEnv(opts: RunnerEnvOptions = {}): Promise<RunnerEnv> {
   const env = await startCcmEnv();
-  for (const file of ['serviceaccount.yaml', 'rbac.yaml']) {
-    for (const doc of parseAllDocuments(await readFile(join(DEPLOY, file), 'utf8'))) {
-      const obj = doc.toJS() as KubernetesObject;
-      await env.api.create(await env.api.discover(obj.apiVersion!, obj.kind!), obj);
-    }
+  // deploy/ccm's ServiceAccount and RBAC (not its Secret and DaemonSet: the tests bring their own).
+  for (const obj of opts.ccmRbac === false ? [] : await kustomizationObjects(join(DEPLOY, 'base'))) {
+    if (obj.kind === 'Secret') continue;
+    await env.api.create(await env.api.discover(obj.apiVersion!, obj.kind!), obj);
   }
   const clouds = {
     clouds: {
@@ -77,10 +85,11 @@ export async function startRunnerEnv(): Promise<RunnerEnv> {
   });
   const runner = registerWorkloadRunner(mgr, {
     namespaces: [NS],
-    images: [IMAGE],
+    images: opts.images ?? [IMAGE],
     kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath),
     dir: join(env.dir, 'pods'),
     timeScale: TIME_SCALE,
+    ...(opts.nodeName ? { nodeName: opts.nodeName } : {}),
   });
   const stopper = new AbortController();
   const done = mgr.start(stopper.signal);

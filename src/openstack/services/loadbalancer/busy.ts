@@ -52,7 +52,7 @@ export function pendingForChild(
   child: BusyChild,
   note = '',
 ): Pending {
-  const hint = pendingHint(child, ctx.now(), ctx.policy);
+  const hint = pendingHint(child, ctx.now(), ctx.policy, child.status);
   const what = `${child.kind} ${child.id}${child.name ? ` (${child.name})` : ''}`;
   if (hint.stuck)
     return journal.pending(

@@ -26,7 +26,7 @@ export async function tagsSupported(api: LoadBalancerApi, options: CallOptions):
 
 /** Pending for a load balancer Octavia is working on, or Stuck when it has been too long. */
 export function pendingFor(ctx: EngineContext, journal: Journal, lb: LoadBalancer, what: string): Pending {
-  const hint = pendingHint(lb, ctx.now(), ctx.policy);
+  const hint = pendingHint(lb, ctx.now(), ctx.policy, lb.provisioning_status);
   if (hint.stuck)
     return journal.pending(
       'LoadBalancerStuck',

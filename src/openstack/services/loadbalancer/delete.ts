@@ -19,7 +19,7 @@ import { ownership } from './ownership.ts';
 import { planRemoval } from './plan.ts';
 import { readState } from './read.ts';
 import { pendingFor, type EngineContext } from './context.ts';
-import { pendingHint } from './backoff.ts';
+import { afterWrite, pendingHint } from './backoff.ts';
 import type { CallOptions, Deleted, DesiredLoadBalancer, RemoveResult } from './types.ts';
 
 export async function removeLoadBalancer(
@@ -60,7 +60,7 @@ async function removeSteps(
   journal.loadBalancer = lb;
   journal.owned = owned;
   if (lb.provisioning_status === 'PENDING_DELETE') {
-    const hint = pendingHint(lb, ctx.now(), policy);
+    const hint = pendingHint(lb, ctx.now(), policy, lb.provisioning_status);
     return journal.pending('Deleting', hint.retryAfterMs, `load balancer ${lb.id} is being deleted`);
   }
   if (lb.provisioning_status !== 'ACTIVE' && lb.provisioning_status !== 'ERROR')
@@ -95,7 +95,7 @@ async function removeSteps(
         journal.actions.push(await applyStep(api, step, options));
         return journal.pending(
           'Deleting',
-          policy.initialMs,
+          afterWrite(policy, 'update'),
           `${rest.length + 1} objects left before load balancer ${lb.id}`,
         );
       }
@@ -108,7 +108,7 @@ async function removeSteps(
       name: lb.name,
       detail: serial ? 'empty' : 'cascade',
     });
-    return journal.pending('Deleting', policy.initialMs, `load balancer ${lb.id} deleted`);
+    return journal.pending('Deleting', afterWrite(policy, 'delete'), `load balancer ${lb.id} deleted`);
   }
 
   if (lb.provisioning_status === 'ERROR')
@@ -124,7 +124,7 @@ async function removeSteps(
     journal.actions.push(await applyStep(api, step, options));
     return journal.pending(
       'Deleting',
-      policy.initialMs,
+      afterWrite(policy, 'update'),
       `${rest.length} more of this service's objects on shared load balancer ${lb.id}`,
     );
   }
@@ -141,7 +141,7 @@ async function removeSteps(
       id: lb.id,
       detail: `untag ${identity.name}`,
     });
-    return journal.pending('Deleting', policy.initialMs, `left shared load balancer ${lb.id}`);
+    return journal.pending('Deleting', afterWrite(policy, 'update'), `left shared load balancer ${lb.id}`);
   }
   return deleted(journal);
 }

@@ -4,6 +4,7 @@
 import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
 import type { FloatingIp } from '../../network/v2/floating-ips.ts';
 import { applyStep } from './apply.ts';
+import { afterWrite } from './backoff.ts';
 import { createBody } from './build.ts';
 import { busyChildren, pendingForChild } from './busy.ts';
 import { pendingFor, tagsSupported, type EngineContext } from './context.ts';
@@ -47,6 +48,7 @@ async function ensureSteps(
     );
 
   if (found.kind === 'none') {
+    const started = ctx.now();
     const lb = await api.loadBalancer.loadBalancers.create(
       createBody(desired, { tags, serial: desired.serialApiCalls ?? false }),
       { signal: options.signal },
@@ -66,7 +68,8 @@ async function ensureSteps(
     const message = fip?.failure ? `; floating IP: ${fip.failure.message}` : '';
     return journal.pending(
       'LoadBalancerPending',
-      policy.initialMs,
+      // The floating IP's calls are part of the wait.
+      Math.max(afterWrite(policy, 'create') - (ctx.now() - started), Math.round(policy.initialMs / 4), 1),
       `load balancer ${lb.id} created${message}`,
     );
   }
@@ -110,7 +113,7 @@ async function ensureSteps(
     const more = rest.length > 0 ? `, ${rest.length} more planned` : '';
     return journal.pending(
       'LoadBalancerPending',
-      policy.initialMs,
+      afterWrite(policy, 'update'),
       `load balancer ${lb.id}: ${journal.actions.at(-1)!.verb} ${journal.actions.at(-1)!.resource}${more}${fipNote}`,
     );
   }

@@ -4,7 +4,7 @@
  * the desired state and the results.
  */
 export type { LoadBalancerApi } from './api.ts';
-export { backoffPolicy, type BackoffPolicy } from './backoff.ts';
+export { AMPHORA_PHASES, backoffPolicy, type BackoffPolicy, type PhaseDurations } from './backoff.ts';
 export { createBody, identityTags } from './build.ts';
 export { LoadBalancerEngine, type EngineOptions } from './engine.ts';
 export { findLoadBalancer, type FindResult } from './find.ts';

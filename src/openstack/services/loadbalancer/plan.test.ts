@@ -6,7 +6,7 @@ import type { Listener } from '../../loadbalancer/v2/listeners.ts';
 import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
 import type { Member } from '../../loadbalancer/v2/members.ts';
 import type { Pool } from '../../loadbalancer/v2/pools.ts';
-import { backoffPolicy, pendingHint } from './backoff.ts';
+import { afterWrite, AMPHORA_PHASES, backoffPolicy, pendingHint } from './backoff.ts';
 import { createBody } from './build.ts';
 import { ownership } from './ownership.ts';
 import { planChanges, planMembers, type PlanContext } from './plan.ts';
@@ -323,6 +323,26 @@ describe('backoff', () => {
     assert.equal(pendingHint(lb(null), t0 + 8_000, policy).retryAfterMs, 4_000);
     assert.equal(pendingHint(lb(null), t0 + 120_000, policy).retryAfterMs, 10_000);
     assert.equal(pendingHint(lb('2024-01-01T00:01:00'), t0 + 64_000, policy).retryAfterMs, 2_000);
+  });
+
+  it("with Octavia's phase durations: looks when the phase should be over, then every 5 % of it, then by age", () => {
+    const phased = backoffPolicy({ initialMs: 1_000, phases: AMPHORA_PHASES });
+    const pending = (status: string) =>
+      ({ updated_at: null, created_at: '2024-01-01T00:00:00', provisioning_status: status }) as LoadBalancer;
+    const hint = (status: string, age: number) =>
+      pendingHint(pending(status), t0 + age, phased, status).retryAfterMs;
+    // The first look after a write is the phase's end, not the 1 s floor.
+    assert.equal(afterWrite(phased, 'create'), 30_000);
+    assert.equal(afterWrite(phased, 'update'), 5_000);
+    assert.equal(afterWrite(policy, 'update'), 1_000, 'without phases: the floor, as before');
+    assert.equal(hint('PENDING_CREATE', 12_000), 18_000, 'the rest of the create');
+    assert.equal(hint('PENDING_CREATE', 30_500), 1_500, '5 % of 30 s once it is due');
+    assert.equal(hint('PENDING_UPDATE', 4_000), 1_000);
+    assert.equal(hint('PENDING_UPDATE', 4_900), 250, 'never below the fine poll');
+    assert.equal(hint('PENDING_UPDATE', 6_000), 250);
+    assert.equal(hint('PENDING_DELETE', 5_200), 250);
+    assert.equal(hint('PENDING_UPDATE', 15_500), 250, "within 3× its duration and the timestamps' second");
+    assert.equal(hint('PENDING_UPDATE', 16_000), 8_000, 'past 3× its duration: by age again');
   });
 
   it('calls a PENDING older than the threshold stuck', () => {

@@ -30,7 +30,16 @@ export function compareCreated(a: Ordered, b: Ordered): number {
 
 export class Collection<T extends Ordered> {
   private readonly byId = new Map<string, T>();
-  private readonly order: T[] = [];
+  /**
+   * Creation order, kept lazily: an add in order (the usual case, the clock being monotonic) is an
+   * append; a delete only counts the record as gone, and the next ordered() drops the gone ones in
+   * one pass. A pool's members are hundreds of thousands of records across a cloud: splicing this
+   * array per deleted member, or bisecting it per added one, cost the emulator more than its
+   * callers' requests did.
+   */
+  private order: T[] = [];
+  private gone = 0;
+  private sorted = true;
 
   get size(): number {
     return this.byId.size;
@@ -45,48 +54,40 @@ export class Collection<T extends Ordered> {
   }
 
   add(record: T): void {
+    const replaced = this.byId.get(record.id);
+    if (replaced !== undefined) this.gone++;
     this.byId.set(record.id, record);
     creationOf(record);
-    // Records are created with a monotonic clock, so this is an append in practice.
-    let lo = 0;
-    let hi = this.order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      if (compareCreated(this.order[mid]!, record) < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    this.order.splice(lo, 0, record);
+    const last = this.order[this.order.length - 1];
+    if (last !== undefined && compareCreated(last, record) > 0) this.sorted = false;
+    this.order.push(record);
   }
 
   delete(id: string): boolean {
-    const record = this.byId.get(id);
-    if (!record) return false;
-    this.byId.delete(id);
-    const idx = this.indexOf(record);
-    if (idx >= 0) this.order.splice(idx, 1);
+    if (!this.byId.delete(id)) return false;
+    this.gone++;
     return true;
   }
 
   /** All records in (created_at, id) order; the array is shared, do not mutate it. */
   ordered(): readonly T[] {
+    if (this.gone > 0) {
+      // A record deleted and added again is in the array twice: it is kept once.
+      const kept = new Set<T>();
+      this.order = this.order.filter((r) => this.byId.get(r.id) === r && !kept.has(r) && kept.add(r));
+      this.gone = 0;
+    }
+    if (!this.sorted) {
+      this.order.sort(compareCreated);
+      this.sorted = true;
+    }
     return this.order;
   }
 
   clear(): void {
     this.byId.clear();
-    this.order.length = 0;
-  }
-
-  private indexOf(record: T): number {
-    let lo = 0;
-    let hi = this.order.length;
-    while (lo < hi) {
-      const mid = (lo + hi) >>> 1;
-      const c = compareCreated(this.order[mid]!, record);
-      if (c === 0) return mid;
-      if (c < 0) lo = mid + 1;
-      else hi = mid;
-    }
-    return -1;
+    this.order = [];
+    this.gone = 0;
+    this.sorted = true;
   }
 }
