@@ -20,7 +20,9 @@ import { after, before, describe, it } from 'node:test';
 import { parse, parseAllDocuments } from 'yaml';
 import { assertContains } from '../kube/crd/testing/assert.ts';
 import { eventually, startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
-import { crdFiles } from './api/index.ts';
+import { serveConversionWebhook, type RunningWebhook } from '../kube/conversion/webhook.ts';
+import { capoCustomResourceDefinitions } from './api/files.ts';
+import { capoConversions } from './api/webhook.ts';
 import {
   buildKustomization,
   COMPONENTS_FILE,
@@ -342,64 +344,65 @@ for (const [version, dir] of [
 
     describe('applied to the Kubernetes emulator with our CRDs', () => {
       let kube: TestKube;
+      let webhook: RunningWebhook;
       before(async () => {
         kube = await startTestKube();
+        // What `shiftstack capo --act-as-cluster-api-core` serves: CAPO's and Cluster API's conversions.
+        webhook = await serveConversionWebhook({
+          conversions: capoConversions({ clusterAPI: true }),
+          port: 0,
+        });
         await applyCrds(kube, [
-          ...crdFiles().map((f) => parse(f.text) as Obj),
+          ...(capoCustomResourceDefinitions({
+            url: webhook.url,
+            caBundle: webhook.caBundle,
+          }) as unknown as Obj[]),
           ...STAND_INS.map((s) => standInCrd(s) as unknown as Obj),
         ]);
       });
       after(async () => {
         await kube?.close();
+        await webhook?.close();
       });
 
-      // Until capo-webhook lands (v1beta2 Cluster, the webhook that converts), v1beta2 runs as a todo.
-      const todo =
-        version === 'v1beta2'
-          ? "needs capo-webhook: Cluster API's v1beta2 Cluster stand-in and the webhook server"
-          : false;
       for (const flavor of FLAVORS) {
-        it(
-          `${flavor || 'default'}: every object is created as sent, nothing pruned or warned about`,
-          { todo },
-          async () => {
-            const ns = `${version}-${flavor || 'default'}`;
-            const created = await kube.req('POST', '/api/v1/namespaces', {
-              apiVersion: 'v1',
-              kind: 'Namespace',
-              metadata: { name: ns },
-            });
-            assert.equal(created.status, 201, created.text);
-            const objects = docs(substituteVariables(await flavorText(dir(), flavor), VALUES), flavor);
-            for (const obj of objects) {
-              const what = `${obj.apiVersion} ${obj.kind} ${obj.metadata.name}`;
-              const path = await pathOf(kube, obj, ns);
-              const res = await kube.req('POST', `${path}?fieldValidation=Strict`, obj);
-              assert.equal(res.status, 201, `${what}: ${res.text}`);
-              assert.equal(res.headers.get('warning'), null, `${what} warnings`);
-              const stored = await kube.req('GET', `${path}/${obj.metadata.name}`);
-              assert.equal(stored.body.apiVersion, obj.apiVersion, what);
-              assertContains(
-                stored.body,
-                { ...obj, metadata: { name: obj.metadata.name, labels: obj.metadata.labels } },
-                what,
-              );
-              // Readable in the other Cluster API version where its kind is served in both.
-              const other = await otherVersionPath(
-                kube,
-                obj,
-                ns,
-                version === 'v1beta2' ? 'v1beta1' : 'v1beta2',
-              );
-              if (other) {
-                const read = await kube.req('GET', `${other.path}/${obj.metadata.name}`);
-                assert.equal(read.status, 200, `${what} in ${other.apiVersion}: ${read.text}`);
-                assert.equal(read.body.apiVersion, other.apiVersion, what);
-                assert.equal(read.body.metadata.uid, stored.body.metadata.uid, what);
-              }
+        it(`${flavor || 'default'}: every object is created as sent, nothing pruned or warned about`, async () => {
+          const ns = `${version}-${flavor || 'default'}`;
+          const created = await kube.req('POST', '/api/v1/namespaces', {
+            apiVersion: 'v1',
+            kind: 'Namespace',
+            metadata: { name: ns },
+          });
+          assert.equal(created.status, 201, created.text);
+          const objects = docs(substituteVariables(await flavorText(dir(), flavor), VALUES), flavor);
+          for (const obj of objects) {
+            const what = `${obj.apiVersion} ${obj.kind} ${obj.metadata.name}`;
+            const path = await pathOf(kube, obj, ns);
+            const res = await kube.req('POST', `${path}?fieldValidation=Strict`, obj);
+            assert.equal(res.status, 201, `${what}: ${res.text}`);
+            assert.equal(res.headers.get('warning'), null, `${what} warnings`);
+            const stored = await kube.req('GET', `${path}/${obj.metadata.name}`);
+            assert.equal(stored.body.apiVersion, obj.apiVersion, what);
+            assertContains(
+              stored.body,
+              { ...obj, metadata: { name: obj.metadata.name, labels: obj.metadata.labels } },
+              what,
+            );
+            // Readable in the other Cluster API version where its kind is served in both.
+            const other = await otherVersionPath(
+              kube,
+              obj,
+              ns,
+              version === 'v1beta2' ? 'v1beta1' : 'v1beta2',
+            );
+            if (other) {
+              const read = await kube.req('GET', `${other.path}/${obj.metadata.name}`);
+              assert.equal(read.status, 200, `${what} in ${other.apiVersion}: ${read.text}`);
+              assert.equal(read.body.apiVersion, other.apiVersion, what);
+              assert.equal(read.body.metadata.uid, stored.body.metadata.uid, what);
             }
-          },
-        );
+          }
+        });
       }
     });
   });
