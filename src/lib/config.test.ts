@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { z } from 'zod';
+import { readGcfgFile } from './gcfg.ts';
 import { ConfigError, loadConfigFile, parseConfig } from './config.ts';
 
 const schema = z.strictObject({
@@ -30,6 +31,15 @@ describe('config validation', () => {
   let dir: string;
   before(async () => (dir = await mkdtemp(join(tmpdir(), 'shiftstack-config-'))));
   after(async () => rm(dir, { recursive: true, force: true }));
+
+  it('lets an aborted read go up as the abort, not as a problem of the file', async () => {
+    const file = join(dir, 'cloud.conf');
+    await writeFile(file, '[Global]\n');
+    const signal = AbortSignal.abort(new Error('stopping'));
+    for (const read of [() => loadConfigFile(file, schema, { signal }), () => readGcfgFile(file, signal)]) {
+      await assert.rejects(read, (err: Error) => !ConfigError.is(err) && /stopping|abort/i.test(err.message));
+    }
+  });
 
   it('returns typed values with defaults', () => {
     const cfg = parseConfig(schema, { listen: { port: 8080 } }, 'x.yaml');

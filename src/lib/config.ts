@@ -77,16 +77,16 @@ export function parseConfig<S extends z.ZodType>(schema: S, document: unknown, f
   );
 }
 
-/** Reads and validates a YAML or JSON file (chosen by extension unless given). */
-export async function loadConfigFile<S extends z.ZodType>(
-  file: string,
-  schema: S,
-  options: { format?: ConfigFormat; signal?: AbortSignal } = {},
-): Promise<z.output<S>> {
-  let text: string;
+/**
+ * A config file's text, or a ConfigError naming the file and the fix. An aborted read is not a
+ * problem of the file: the abort goes up as it is (a stop during startup must not read as
+ * "check the file permissions").
+ */
+export async function readConfigText(file: string, signal?: AbortSignal): Promise<string> {
   try {
-    text = await readFile(file, { encoding: 'utf8', ...(options.signal ? { signal: options.signal } : {}) });
+    return await readFile(file, { encoding: 'utf8', ...(signal ? { signal } : {}) });
   } catch (err) {
+    if (signal?.aborted || (err as Error).name === 'AbortError') throw err;
     const code = (err as NodeJS.ErrnoException).code;
     throw new ConfigError([
       {
@@ -102,6 +102,15 @@ export async function loadConfigFile<S extends z.ZodType>(
       },
     ]);
   }
+}
+
+/** Reads and validates a YAML or JSON file (chosen by extension unless given). */
+export async function loadConfigFile<S extends z.ZodType>(
+  file: string,
+  schema: S,
+  options: { format?: ConfigFormat; signal?: AbortSignal } = {},
+): Promise<z.output<S>> {
+  const text = await readConfigText(file, options.signal);
   const format = options.format ?? (extname(file).toLowerCase() === '.json' ? 'json' : 'yaml');
   return parseConfig(schema, parseText(text, format, file), file);
 }

@@ -20,8 +20,7 @@
  * comments, blank lines, order, indentation, quoting and the spelling of names. Only an edited
  * value, a removed entry or section, and what was added differ from the text that was read.
  */
-import { readFile } from 'node:fs/promises';
-import { ConfigError } from './config.ts';
+import { ConfigError, readConfigText } from './config.ts';
 import type { ConfigProblem } from './config.ts';
 
 export interface GcfgEntry {
@@ -317,25 +316,7 @@ function formatItem(
 }
 
 export async function readGcfgFile(path: string, signal?: AbortSignal): Promise<GcfgDocument> {
-  let text: string;
-  try {
-    text = await readFile(path, { encoding: 'utf8', ...(signal ? { signal } : {}) });
-  } catch (err) {
-    const code = (err as NodeJS.ErrnoException).code;
-    throw new ConfigError([
-      {
-        file: path,
-        key: '',
-        value: undefined,
-        problem:
-          code === 'ENOENT' ? 'the file does not exist' : `the file cannot be read (${code ?? String(err)})`,
-        fix:
-          code === 'ENOENT'
-            ? 'check the path, or create the file'
-            : 'check the file permissions for the user running shiftstack',
-      },
-    ]);
-  }
+  const text = await readConfigText(path, signal);
   return parseGcfg(text, path);
 }
 
