@@ -8,7 +8,7 @@
  */
 import assert from 'node:assert/strict';
 import { spawn, type ChildProcess } from 'node:child_process';
-import { mkdir, readdir, readFile, writeFile } from 'node:fs/promises';
+import { mkdir, readdir, readFile, stat, writeFile } from 'node:fs/promises';
 import { networkInterfaces } from 'node:os';
 import { dirname, join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
@@ -108,6 +108,10 @@ async function applyKustomization(api: KubeClient, dir: string, extra: string[] 
     labels?: { pairs: Record<string, string> }[];
   };
   for (const file of [...extra, ...k.resources]) {
+    if ((await stat(join(dir, file))).isDirectory()) {
+      await applyKustomization(api, join(dir, file));
+      continue;
+    }
     for (const doc of parseAllDocuments(await readFile(join(dir, file), 'utf8'))) {
       const obj = doc.toJS() as KubernetesObject;
       await api.create(await api.discover(obj.apiVersion!, obj.kind!), obj);

@@ -6,6 +6,7 @@ import assert from 'node:assert/strict';
 import { spawn } from 'node:child_process';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
+import type { StartKubeSimOptions } from '../../src/sim/kube/start.ts';
 import { startTestKube, type TestKube } from '../../src/sim/kube/testing/harness.ts';
 
 export const KUBECTL = process.env.KUBECTL ?? '/usr/bin/kubectl';
@@ -41,9 +42,9 @@ export interface KubectlEnv {
   close(): Promise<void>;
 }
 
-/** `binary` runs another kubectl than KUBECTL (a pinned version). */
-export async function startKubectlEnv(binary = KUBECTL): Promise<KubectlEnv> {
-  const k = await startTestKube();
+/** `binary` runs another kubectl than KUBECTL (a pinned version); `kube` configures the emulator. */
+export async function startKubectlEnv(binary = KUBECTL, kube: StartKubeSimOptions = {}): Promise<KubectlEnv> {
+  const k = await startTestKube(kube);
   const env = { ...process.env, KUBECONFIG: k.kubeconfigPath, HOME: k.dir };
   const children = new Set<ReturnType<typeof spawn>>();
   const start: KubectlEnv['start'] = (args, input) => {
