@@ -10,6 +10,7 @@ import {
   kubeObject,
   type CustomResourceDefinition,
   type Kind,
+  type PrinterColumn,
 } from '../../kube/crd/kind.ts';
 import { openStackClusterIdentitySpec } from './openstackclusteridentity.ts';
 import {
@@ -58,6 +59,39 @@ export const clusterColumn = (what: string) =>
     description: `The Cluster this ${what} belongs to`,
   }) as const;
 
+/** Printer columns both CAPO versions show. */
+export const NETWORK_COLUMN: PrinterColumn = {
+  name: 'Network',
+  type: 'string',
+  jsonPath: '.status.network.id',
+  description: 'The cluster network',
+};
+export const ENDPOINT_COLUMN: PrinterColumn = {
+  name: 'Endpoint',
+  type: 'string',
+  jsonPath: '.spec.controlPlaneEndpoint.host',
+  description: 'The API endpoint',
+  priority: 1,
+};
+export const BASTION_IP_COLUMN: PrinterColumn = {
+  name: 'Bastion IP',
+  type: 'string',
+  jsonPath: '.status.bastion.floatingIP',
+  description: 'The address of the bastion',
+};
+export const PROVIDER_ID_COLUMN: PrinterColumn = {
+  name: 'ProviderID',
+  type: 'string',
+  jsonPath: '.spec.providerID',
+  description: 'The providerID',
+};
+export const MACHINE_COLUMN: PrinterColumn = {
+  name: 'Machine',
+  type: 'string',
+  jsonPath: '.metadata.ownerReferences[?(@.kind=="Machine")].name',
+  description: 'The Machine that owns this OpenStackMachine',
+};
+
 const infra = (version: string) => ({
   group: INFRASTRUCTURE_GROUP,
   version,
@@ -75,20 +109,9 @@ export const openStackCluster = defineKind({
   printerColumns: [
     clusterColumn('OpenStackCluster'),
     { name: 'Ready', type: 'string', jsonPath: '.status.ready', description: 'The infrastructure is ready' },
-    { name: 'Network', type: 'string', jsonPath: '.status.network.id', description: 'The cluster network' },
-    {
-      name: 'Endpoint',
-      type: 'string',
-      jsonPath: '.spec.controlPlaneEndpoint.host',
-      description: 'The API endpoint',
-      priority: 1,
-    },
-    {
-      name: 'Bastion IP',
-      type: 'string',
-      jsonPath: '.status.bastion.floatingIP',
-      description: 'The address of the bastion',
-    },
+    NETWORK_COLUMN,
+    ENDPOINT_COLUMN,
+    BASTION_IP_COLUMN,
     age('OpenStackCluster'),
   ],
   schema: kubeObject({
@@ -129,13 +152,8 @@ export const openStackMachine = defineKind({
       description: 'The Nova server status',
     },
     { name: 'Ready', type: 'string', jsonPath: '.status.ready', description: 'The machine is ready' },
-    { name: 'ProviderID', type: 'string', jsonPath: '.spec.providerID', description: 'The providerID' },
-    {
-      name: 'Machine',
-      type: 'string',
-      jsonPath: '.metadata.ownerReferences[?(@.kind=="Machine")].name',
-      description: 'The Machine that owns this OpenStackMachine',
-    },
+    PROVIDER_ID_COLUMN,
+    MACHINE_COLUMN,
     age('OpenStackMachine'),
   ],
   schema: kubeObject({
@@ -259,7 +277,7 @@ export const machine = defineKind({
   printerColumns: [
     { name: 'Cluster', type: 'string', jsonPath: '.spec.clusterName', description: 'The Cluster' },
     { name: 'NodeName', type: 'string', jsonPath: '.status.nodeRef.name', description: 'The Node' },
-    { name: 'ProviderID', type: 'string', jsonPath: '.spec.providerID', description: 'The providerID' },
+    PROVIDER_ID_COLUMN,
     { name: 'Phase', type: 'string', jsonPath: '.status.phase', description: 'The machine phase' },
     age('Machine'),
     { name: 'Version', type: 'string', jsonPath: '.spec.version', description: 'The Kubernetes version' },

@@ -6,7 +6,18 @@
  */
 import { defineKind, kubeObject, type Kind } from '../../../kube/crd/kind.ts';
 import type { Infer } from '../../../kube/crd/schema.ts';
-import { age, CATEGORIES, clusterColumn, INFRASTRUCTURE_GROUP, providerLabels } from '../kinds.ts';
+import {
+  age,
+  BASTION_IP_COLUMN,
+  CATEGORIES,
+  clusterColumn,
+  ENDPOINT_COLUMN,
+  INFRASTRUCTURE_GROUP,
+  MACHINE_COLUMN,
+  NETWORK_COLUMN,
+  PROVIDER_ID_COLUMN,
+  providerLabels,
+} from '../kinds.ts';
 import {
   openStackClusterSpec,
   openStackClusterStatus,
@@ -37,20 +48,9 @@ export const openStackClusterV1beta2 = defineKind({
   statusSubresource: true,
   printerColumns: [
     clusterColumn('OpenStackCluster'),
-    { name: 'Network', type: 'string', jsonPath: '.status.network.id', description: 'The cluster network' },
-    {
-      name: 'Endpoint',
-      type: 'string',
-      jsonPath: '.spec.controlPlaneEndpoint.host',
-      description: 'The API endpoint',
-      priority: 1,
-    },
-    {
-      name: 'Bastion IP',
-      type: 'string',
-      jsonPath: '.status.bastion.floatingIP',
-      description: 'The address of the bastion',
-    },
+    NETWORK_COLUMN,
+    ENDPOINT_COLUMN,
+    BASTION_IP_COLUMN,
     age('OpenStackCluster'),
   ],
   schema: kubeObject({
@@ -84,13 +84,8 @@ export const openStackMachineV1beta2 = defineKind({
   statusSubresource: true,
   printerColumns: [
     clusterColumn('OpenStackMachine'),
-    { name: 'ProviderID', type: 'string', jsonPath: '.spec.providerID', description: 'The providerID' },
-    {
-      name: 'Machine',
-      type: 'string',
-      jsonPath: '.metadata.ownerReferences[?(@.kind=="Machine")].name',
-      description: 'The Machine that owns this OpenStackMachine',
-    },
+    PROVIDER_ID_COLUMN,
+    MACHINE_COLUMN,
     age('OpenStackMachine'),
   ],
   schema: kubeObject({
