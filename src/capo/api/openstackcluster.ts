@@ -203,41 +203,46 @@ export const networkStatusWithSubnets = object(
 
 export const securityGroupStatus = object({ name: string(), id: string() }, { required: ['name', 'id'] });
 
+/** Status parts: the router and load balancer's both versions share (v1beta2 renames the field); v1beta1's bastion. */
+export const routerStatus = object(
+  { name: string(), id: string(), tags: tagsList, ips: tagsList },
+  { required: ['name', 'id'] },
+).describe('The cluster router.');
+export const apiServerLoadBalancerStatus = object(
+  {
+    name: string(),
+    id: string(),
+    ip: string(),
+    internalIP: string(),
+    allowedCIDRs: tagsList,
+    tags: tagsList,
+    loadBalancerNetwork: networkStatusWithSubnets,
+  },
+  { required: ['name', 'id', 'ip', 'internalIP'] },
+).describe('The API server load balancer.');
+export const bastionStatus = object({
+  id: string(),
+  name: string(),
+  sshKeyName: string(),
+  state: instanceState,
+  ip: string(),
+  floatingIP: string(),
+  resolved: resolvedMachineSpec,
+  resources: machineResources,
+}).describe('The bastion server.');
+
 export const openStackClusterStatus = object({
   ready: boolean({ description: 'Deprecated: the cluster infrastructure is ready.' }).default(false),
   initialization,
   network: networkStatusWithSubnets.describe('The cluster network.'),
   externalNetwork: networkStatus.describe('The external network.'),
-  router: object(
-    { name: string(), id: string(), tags: tagsList, ips: tagsList },
-    { required: ['name', 'id'] },
-  ).describe('The cluster router.'),
-  apiServerLoadBalancer: object(
-    {
-      name: string(),
-      id: string(),
-      ip: string(),
-      internalIP: string(),
-      allowedCIDRs: tagsList,
-      tags: tagsList,
-      loadBalancerNetwork: networkStatusWithSubnets,
-    },
-    { required: ['name', 'id', 'ip', 'internalIP'] },
-  ).describe('The API server load balancer.'),
+  router: routerStatus,
+  apiServerLoadBalancer: apiServerLoadBalancerStatus,
   failureDomains,
   controlPlaneSecurityGroup: securityGroupStatus,
   workerSecurityGroup: securityGroupStatus,
   bastionSecurityGroup: securityGroupStatus,
-  bastion: object({
-    id: string(),
-    name: string(),
-    sshKeyName: string(),
-    state: instanceState,
-    ip: string(),
-    floatingIP: string(),
-    resolved: resolvedMachineSpec,
-    resources: machineResources,
-  }).describe('The bastion server.'),
+  bastion: bastionStatus,
   failureReason: string({ description: 'Deprecated.' }),
   failureMessage: string({ description: 'Deprecated.' }),
   conditions,

@@ -16,12 +16,13 @@ import {
 } from '../common.ts';
 import {
   apiServerLoadBalancer,
+  apiServerLoadBalancerStatus,
   networkStatus,
   networkStatusWithSubnets,
+  routerStatus,
   securityGroupRuleSpec,
   securityGroupStatus,
   subnetSpec,
-  tagsList,
 } from '../openstackcluster.ts';
 import {
   apiEndpoint,
@@ -147,26 +148,13 @@ export const openStackClusterStatus = object({
   initialization,
   network: networkStatusWithSubnets.describe('The cluster network.'),
   externalNetwork: networkStatus.describe('The external network.'),
-  router: object(
-    { name: string(), id: string(), tags: tagsList, ips: tagsList },
-    { required: ['name', 'id'] },
-  ).describe('The cluster router.'),
-  apiServerManagedLoadBalancer: object(
-    {
-      name: string(),
-      id: string(),
-      ip: string(),
-      internalIP: string(),
-      allowedCIDRs: tagsList,
-      tags: tagsList,
-      loadBalancerNetwork: networkStatusWithSubnets,
-    },
-    { required: ['name', 'id', 'ip', 'internalIP'] },
-  ).describe('The API server load balancer.'),
+  router: routerStatus,
+  apiServerManagedLoadBalancer: apiServerLoadBalancerStatus,
   failureDomains,
   controlPlaneSecurityGroup: securityGroupStatus,
   workerSecurityGroup: securityGroupStatus,
   bastionSecurityGroup: securityGroupStatus,
+  // v1beta2's own resolved spec and resources (enablePortSecurity), so not v1beta1's bastionStatus.
   bastion: object({
     id: string(),
     name: string(),
