@@ -34,6 +34,8 @@ export interface PagerOptions {
   maxPages?: number | undefined;
   /** Defaults to GET; Nova's and Cinder's `…/detail` lists are GETs too. */
   method?: HttpMethod | undefined;
+  /** Turns each item as the service sent it into the typed item (see `CollectionNames.read`). */
+  read?: ((item: unknown) => unknown) | undefined;
 }
 
 export interface Page<T> {
@@ -132,7 +134,8 @@ export class Pager<T> implements AsyncIterable<T> {
     }
     const link = nextLink(record, collection, strategy, res.url);
     const next = link === undefined ? undefined : await client.url(await absolute(client, link, signal));
-    return { items: items as T[], url: res.url, requestId: res.requestId, next };
+    const read = this.options.read;
+    return { items: (read ? items.map(read) : items) as T[], url: res.url, requestId: res.requestId, next };
   }
 }
 

@@ -57,6 +57,11 @@ export interface CollectionNames {
   collection: string;
   /** The metrics resource name, OCCM's where OCCM has one; each call adds `_list`, `_get`, …. */
   label: string;
+  /**
+   * Turns an object as the service sent it into `T`, where the wire differs from the type: real
+   * Neutron sends a subnet pool's prefix lengths as strings. Applied to every object a call returns.
+   */
+  read?: ((wire: unknown) => unknown) | undefined;
 }
 
 /**
@@ -66,6 +71,7 @@ export interface CollectionNames {
  */
 export function collectionCalls<T, C, U, Q>(names: CollectionNames, toQuery: (query: Q) => Query) {
   const { key, collection, label } = names;
+  const read = (value: T): T => (names.read ? (names.read(value) as T) : value);
   const item = (path: string, id: string) => `${path}/${encodeURIComponent(id)}`;
   return {
     /** `GET <path>`, every page followed (`<label>_list`). */
@@ -78,6 +84,7 @@ export function collectionCalls<T, C, U, Q>(names: CollectionNames, toQuery: (qu
         strategy: 'links',
         label: `${label}_list`,
         signal: options.signal,
+        read: names.read,
       }),
     /** `GET <path>/<id>` (`<label>_get`). */
     async get(sc: ServiceClient, path: string, id: string, options: CallOptions = {}): Promise<T> {
@@ -87,7 +94,7 @@ export function collectionCalls<T, C, U, Q>(names: CollectionNames, toQuery: (qu
         label: `${label}_get`,
         signal: options.signal,
       });
-      return unwrap(res.body, key);
+      return read(unwrap(res.body, key));
     },
     /** `POST <path>` → 201 (`<label>_create`). */
     async create(sc: ServiceClient, path: string, opts: C, options: CallOptions = {}): Promise<T> {
@@ -99,7 +106,7 @@ export function collectionCalls<T, C, U, Q>(names: CollectionNames, toQuery: (qu
         signal: options.signal,
         expect: [201],
       });
-      return unwrap(res.body, key);
+      return read(unwrap(res.body, key));
     },
     /** `PUT <path>/<id>` → 200 and the object as updated (`<label>_update`). */
     async update(
@@ -118,7 +125,7 @@ export function collectionCalls<T, C, U, Q>(names: CollectionNames, toQuery: (qu
         label: `${label}_update`,
         signal: options.signal,
       });
-      return unwrap(res.body, key);
+      return read(unwrap(res.body, key));
     },
     /** `DELETE <path>/<id>` → 204 (`<label>_delete`). */
     async delete(

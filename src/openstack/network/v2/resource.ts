@@ -98,7 +98,8 @@ export function neutronResource<T, C, U, Q extends object>(
         signal: options.signal,
         expect: [201],
       });
-      return unwrap(res.body, collection);
+      const items = unwrap(res.body, collection);
+      return spec.read ? items.map((item) => spec.read?.(item) as T) : items;
     },
     update: (sc, id, opts, options = {}) =>
       calls.update(sc, path, id, opts, options, revisionHeaders(options)),

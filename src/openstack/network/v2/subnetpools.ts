@@ -14,7 +14,10 @@ export interface SubnetPool {
   ip_version: 4 | 6;
   /** CIDRs, compacted by Neutron (adjacent blocks merged). */
   prefixes: string[];
-  /** The length a subnet gets when it asks for neither `cidr` nor `prefixlen`. */
+  /**
+   * The length a subnet gets when it asks for neither `cidr` nor `prefixlen`. Real Neutron sends
+   * the three lengths as JSON strings (`"24"`); the client hands them over as numbers.
+   */
   default_prefixlen: number;
   min_prefixlen: number;
   max_prefixlen: number;
@@ -68,6 +71,18 @@ export interface SubnetPoolListQuery extends ListParams, TagFilters {
   description?: string;
 }
 
+const PREFIX_LENGTHS = ['default_prefixlen', 'min_prefixlen', 'max_prefixlen'] as const;
+
+/** A subnet pool as Neutron sent it, its prefix lengths made numbers (gophercloud reads both forms too). */
+function readSubnetPool(wire: unknown): SubnetPool {
+  const pool = { ...(wire as Record<string, unknown>) };
+  for (const field of PREFIX_LENGTHS) {
+    const value = pool[field];
+    if (typeof value === 'string' && /^\d+$/.test(value)) pool[field] = Number(value);
+  }
+  return pool as unknown as SubnetPool;
+}
+
 export const subnetPools = neutronResource<
   SubnetPool,
   SubnetPoolCreateOpts,
@@ -78,4 +93,5 @@ export const subnetPools = neutronResource<
   key: 'subnetpool',
   collection: 'subnetpools',
   label: 'subnetpool',
+  read: readSubnetPool,
 });

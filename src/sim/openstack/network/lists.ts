@@ -304,7 +304,7 @@ export function subnetPoolList(state: NeutronState, actor: Actor): ListDef<Subne
     },
     visible: (p) => canSeeSubnetPool(actor, p),
     markerNotFound: subnetPoolNotFound,
-    render: subnetPoolView,
+    render: (p) => subnetPoolView(p),
     isAdmin: actor.isAdmin,
   };
 }

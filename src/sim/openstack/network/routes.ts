@@ -110,6 +110,8 @@ interface CrudSpec<T> {
   update?: (actor: Actor, id: string, body: Body, ifMatch: string | undefined) => T;
   remove(actor: Actor, id: string, ifMatch: string | undefined): void;
   view(actor: Actor, rec: T, created: boolean): View;
+  /** The view a PUT answers with, where Neutron renders it differently from a GET (subnet pools). */
+  updated?: (actor: Actor, rec: T) => View;
   list(req: SimRequest, actor: Actor): SimResponse;
 }
 
@@ -165,7 +167,8 @@ function crud<T>(spec: CrudSpec<T>, wrap: (h: Handler) => Route['handler']): Rou
       template: item,
       handler: wrap((req, actor) => {
         const body = parseUpdate(req.body, spec.resource, spec.attrs);
-        return one(req, spec.resource, spec.view(actor, update(actor, id(req), body, ifMatch(req)), false));
+        const rec = update(actor, id(req), body, ifMatch(req));
+        return one(req, spec.resource, spec.updated?.(actor, rec) ?? spec.view(actor, rec, false));
       }),
     });
   }
@@ -235,6 +238,7 @@ export function neutronRoutes(state: NeutronState, ready: () => void): Route[] {
         update: (a, id, b, m) => updateSubnetPool(state, a, id, b, m),
         remove: (a, id, m) => deleteSubnetPool(state, a, id, m),
         view: (_a, p) => subnetPoolView(p),
+        updated: (_a, p) => subnetPoolView(p, 'numbers'),
         list: (req, a) => listResponse(req, subnetPoolList(state, a)),
       },
       wrap,

@@ -29,9 +29,10 @@ describe('neutron: subnet pools', () => {
     const p = await pool({ name: 'p', prefixes: ['10.70.1.0/24', '10.70.0.0/24', '10.70.0.5/30'] });
     assert.deepEqual(p.prefixes, ['10.70.0.0/23']);
     assert.equal(p.ip_version, 4);
-    assert.equal(p.min_prefixlen, 8);
-    assert.equal(p.max_prefixlen, 32);
-    assert.equal(p.default_prefixlen, 8, 'the default prefix length defaults to the minimum');
+    // Strings, as Zed sends them on create, show and list.
+    assert.equal(p.min_prefixlen, '8');
+    assert.equal(p.max_prefixlen, '32');
+    assert.equal(p.default_prefixlen, '8', 'the default prefix length defaults to the minimum');
     assert.equal(p.is_default, false);
     assert.equal(p.shared, false);
     assert.equal(p.default_quota, null);
@@ -39,8 +40,8 @@ describe('neutron: subnet pools', () => {
     assert.deepEqual(p.tags, []);
     const v6 = await pool({ prefixes: ['fd00:70::/48'], default_prefixlen: 64 });
     assert.equal(v6.ip_version, 6);
-    assert.equal(v6.min_prefixlen, 64);
-    assert.equal(v6.max_prefixlen, 128);
+    assert.equal(v6.min_prefixlen, '64');
+    assert.equal(v6.max_prefixlen, '128');
     const shown = await n.get(`/v2.0/subnetpools/${p.id}`, 'demo');
     assert.deepEqual(shown.body.subnetpool, p);
     const listed = await n.get('/v2.0/subnetpools?ip_version=6', 'demo');
@@ -230,6 +231,7 @@ describe('neutron: subnet pools', () => {
     assert.deepEqual(grown.body.subnetpool.prefixes, ['10.110.0.0/23']);
     assert.equal(grown.body.subnetpool.name, 'grown');
     assert.equal(grown.body.subnetpool.revision_number, p.revision_number + 1);
+    assert.equal(grown.body.subnetpool.default_prefixlen, 26, 'an update answers numbers, as Zed does');
     neutronError(
       await n.put(`/v2.0/subnetpools/${p.id}`, { subnetpool: { prefixes: ['10.110.1.0/24'] } }, 'demo'),
       400,

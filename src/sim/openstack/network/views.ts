@@ -83,15 +83,21 @@ export function subnetView(s: SubnetRecord): View {
   };
 }
 
-export function subnetPoolView(p: SubnetPoolRecord): View {
+/**
+ * Zed answers a subnet pool's create, show and list with its prefix lengths as JSON strings
+ * (`"24"`, read back from the database) and an update with numbers (the request's values): recorded
+ * from the real service, and gophercloud reads both.
+ */
+export function subnetPoolView(p: SubnetPoolRecord, lengths: 'strings' | 'numbers' = 'strings'): View {
+  const length = (n: number) => (lengths === 'strings' ? String(n) : n);
   return {
     id: p.id,
     name: p.name,
     tenant_id: p.project_id,
     prefixes: p.prefixes,
-    min_prefixlen: p.min_prefixlen,
-    max_prefixlen: p.max_prefixlen,
-    default_prefixlen: p.default_prefixlen,
+    min_prefixlen: length(p.min_prefixlen),
+    max_prefixlen: length(p.max_prefixlen),
+    default_prefixlen: length(p.default_prefixlen),
     ip_version: p.ip_version,
     is_default: p.is_default,
     default_quota: p.default_quota,
