@@ -5,8 +5,9 @@
  * image, it runs `spec.replicas` pods as child processes of this one (pod.ts), rolls template
  * changes out as the Deployment controller does (rollout.ts), and writes the Deployment's status
  * (status.ts). It plays one node (`nodeName`): a DaemonSet runs one pod when that Node exists and
- * the pod belongs on it (daemonset.ts: nodeSelector, taints), none otherwise, replaced on a
- * template change as the DaemonSet controller's RollingUpdate does (the old pod stops first).
+ * the pod belongs on it (daemonset.ts: nodeSelector, required node affinity, taints), none
+ * otherwise, replaced on a template change as the DaemonSet controller's RollingUpdate does (the
+ * old pod stops first).
  *
  * There are no ReplicaSet or Pod objects: the ReplicaSets (`<deployment>-<pod-template-hash>`) and
  * pods (`<replicaset>-<5 characters>`) live in this process, and what the kubelet would report on
