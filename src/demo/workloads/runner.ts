@@ -114,6 +114,8 @@ export interface PodView {
   pids: number[];
   /** Every pid its containers ever had. */
   allPids: number[];
+  /** Container port → host port: where this machine reaches what the pod serves (ports.ts). */
+  hostPorts: ReadonlyMap<number, number>;
 }
 
 /** Registers the runner's controller and its lifetime on `mgr`. */
@@ -547,5 +549,6 @@ function view(p: Pod): PodView {
     backoffs: p.containers.flatMap((c) => c.backoffs),
     pids: p.livePids(),
     allPids: p.containers.flatMap((c) => c.pids),
+    hostPorts: p.hostPorts(),
   };
 }
