@@ -4,7 +4,8 @@
  * repository of shiftstack capo, and its files are what clusterctl reads.
  *
  * - The layout clusterctl's local repository reads, and metadata.yaml naming the contract of this
- *   release series, which every CRD is labelled for.
+ *   release series: the newest the CRDs are labelled for (Cluster API core follows the label,
+ *   clusterctl the file), with the kinds core reads holding that contract's fields.
  * - infrastructure-components.yaml is what `npm run gen:clusterctl` writes from deploy/capo; every
  *   variable in it has a default, rendered with none it is deploy/capo's objects, and every one of
  *   them is accepted by the Kubernetes emulator as sent.
@@ -58,6 +59,18 @@ function docs(text: string, what: string): Obj[] {
       return d.toJS() as Obj | null;
     })
     .filter((o): o is Obj => o !== null);
+}
+
+/** Cluster API's contract versions in order (v1alpha3 < v1alpha4 < v1beta1 < v1beta2). */
+function compareContracts(a: string, b: string): number {
+  const key = (v: string) => {
+    const m = /^v(\d+)(alpha|beta)?(\d+)?$/.exec(v);
+    if (!m) throw new Error(`not a contract version: ${v}`);
+    const stage = m[2] === 'alpha' ? 0 : m[2] === 'beta' ? 1 : 2;
+    return [Number(m[1]), stage, Number(m[3] ?? 0)];
+  };
+  const [x, y] = [key(a), key(b)];
+  return x[0]! - y[0]! || x[1]! - y[1]! || x[2]! - y[2]!;
 }
 
 /** The flavors, as `--flavor` names them ('' is the default), and their files. */
@@ -148,7 +161,7 @@ describe('clusterctl: the local repository deploy/clusterctl', () => {
     );
   });
 
-  it('metadata.yaml maps this release series to a contract every CRD is labelled for', async () => {
+  it('metadata.yaml maps this release series to the newest contract the CRDs implement: v1beta2', async () => {
     const metadata = parse(await read(join(RELEASE, METADATA_FILE))) as {
       apiVersion: string;
       kind: string;
@@ -164,13 +177,62 @@ describe('clusterctl: the local repository deploy/clusterctl', () => {
       (o) => o.kind === 'CustomResourceDefinition',
     );
     assert.ok(crds.length >= 7);
+    // Cluster API core resolves a reference through the CRD's label for its contract
+    // (`cluster.x-k8s.io/<contract>`); clusterctl takes the contract from metadata.yaml. The two
+    // must agree: the series claims the newest contract the CRDs are labelled for.
+    const labelled = new Set(
+      crds.flatMap((crd) =>
+        Object.keys(crd.metadata.labels ?? {}).flatMap(
+          (k) => /^cluster\.x-k8s\.io\/(v\w+)$/.exec(k)?.[1] ?? [],
+        ),
+      ),
+    );
+    const newest = [...labelled].sort(compareContracts).at(-1);
+    assert.equal(contract, newest, `the CRDs are labelled for ${[...labelled].join(', ')}`);
+    assert.equal(contract, 'v1beta2');
+    const served = (crd: Obj) =>
+      (crd.spec.versions as { name: string; served: boolean }[]).filter((v) => v.served).map((v) => v.name);
     for (const crd of crds) {
-      const label = crd.metadata.labels?.[`cluster.x-k8s.io/${contract}`];
-      assert.ok(label, `${crd.metadata.name} is labelled for the ${contract} contract`);
-      const served = (crd.spec.versions as { name: string; served: boolean }[])
-        .filter((v) => v.served)
-        .map((v) => v.name);
-      for (const v of label.split('_')) assert.ok(served.includes(v), `${crd.metadata.name} serves ${v}`);
+      for (const [key, value] of Object.entries(crd.metadata.labels ?? {})) {
+        if (!/^cluster\.x-k8s\.io\/v\w+$/.test(key)) continue;
+        for (const v of value.split('_'))
+          assert.ok(served(crd).includes(v), `${crd.metadata.name} serves ${v}`);
+      }
+    }
+    // The kinds Cluster API core reads (InfraCluster, InfraMachine and their templates) are
+    // labelled for it, and the version the label names holds what the v1beta2 contract reads:
+    // status.initialization.provisioned, and conditions as metav1.Conditions.
+    const crd = (plural: string) =>
+      crds.find((c) => c.metadata.name === `${plural}.infrastructure.cluster.x-k8s.io`);
+    for (const plural of [
+      'openstackclusters',
+      'openstackclustertemplates',
+      'openstackmachines',
+      'openstackmachinetemplates',
+    ]) {
+      assert.ok(
+        crd(plural)?.metadata.labels?.[`cluster.x-k8s.io/${contract}`],
+        `${plural} is labelled for ${contract}`,
+      );
+    }
+    for (const plural of ['openstackclusters', 'openstackmachines']) {
+      const c: Obj = crd(plural)!;
+      const version: string | undefined = c.metadata
+        .labels![`cluster.x-k8s.io/${contract}`]!.split('_')
+        .at(-1);
+      const schema: any = (c.spec.versions as { name: string; schema: { openAPIV3Schema: any } }[]).find(
+        (v) => v.name === version,
+      )!.schema.openAPIV3Schema;
+      const status: any = schema.properties.status.properties;
+      assert.equal(status.initialization?.properties?.provisioned?.type, 'boolean', `${plural} ${version}`);
+      const condition = status.conditions?.items;
+      assert.deepEqual(
+        Object.keys(condition?.properties ?? {}).sort(),
+        ['lastTransitionTime', 'message', 'observedGeneration', 'reason', 'status', 'type'],
+        `${plural} ${version}: conditions are metav1.Conditions`,
+      );
+      for (const field of ['type', 'status', 'lastTransitionTime'])
+        assert.ok(condition.required.includes(field));
     }
   });
 });

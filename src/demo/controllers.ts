@@ -42,7 +42,9 @@ import { ALL_KINDS as MAPO_KINDS, crdFiles as mapoCrdFiles, mapoKinds } from '..
 import { ALL_KINDS as KURYR_KINDS, crdFiles as kuryrCrdFiles, kuryrKinds } from '../kuryr/api/index.ts';
 import { registerEndpointSliceController } from './endpointslices.ts';
 import { registerPodKubelet } from './kubelet-pods.ts';
-import { DEMO_METRICS, metricsEndpoints, type MetricsEndpoint } from './metrics.ts';
+import { DEMO_METRICS, metricsEndpoints, workloadMetricsEndpoints, type MetricsEndpoint } from './metrics.ts';
+import { OPENSTACK_CCM_NAME } from '../ccm-operator/operands/openstack.ts';
+import { CCM_PORT } from '../ccm-operator/operands/common.ts';
 import { installCrds } from './world.ts';
 import type { World } from './world.ts';
 
@@ -77,8 +79,13 @@ export interface Controllers {
   kuryr: boolean;
   kubelets: Kubelets;
   cloudConfPath: string;
-  /** Where each controller manager of this process serves /metrics, once they listen. */
+  /**
+   * Where every controller serves /metrics: each manager of this process once it listens, those
+   * started later (`addManager`), and the pods of the ccm the operator deploys that run now.
+   */
   metrics(signal: AbortSignal): Promise<MetricsEndpoint[]>;
+  /** A manager started after these (the kuryr controller, by the scenario); the returned function removes it. */
+  addManager(name: string, manager: Manager): () => void;
   /** Stops every controller (graceful: in-flight reconciles finish). */
   stop(): Promise<void>;
   /** Rejects when a controller manager fails. */
@@ -140,6 +147,8 @@ export async function startControllers(world: World, opts: ControllersOptions): 
       ? await buildDemoMapo(world, capo, { log: opts.log.child({ component: 'mapo' }), scale })
       : undefined;
 
+  /** Managers started after these, listed with them while they run. */
+  const later: { name: string; manager: Manager }[] = [];
   const demo = new Manager({
     name: 'shiftstack-demo',
     kubeConfig: world.kubeConfig,
@@ -213,17 +222,46 @@ export async function startControllers(world: World, opts: ControllersOptions): 
     kubelets,
     cloudConfPath,
     failed,
-    metrics: (signal) =>
-      metricsEndpoints(
+    metrics: async (signal) => [
+      ...(await metricsEndpoints(
         [
           ...(capo ? [{ name: 'capo', manager: capo.manager }] : []),
           ...(mapo ? [{ name: 'mapo', manager: mapo.manager }] : []),
-          ...(migration ? [{ name: 'ccm-operator', manager: migration.operator.manager }] : []),
+          ...(migration
+            ? [
+                {
+                  name: "kube-controller-manager (the in-tree provider's stand-in)",
+                  manager: migration.kcm.manager,
+                },
+                { name: 'ccm-operator', manager: migration.operator.manager },
+              ]
+            : []),
           { name: 'demo (kubelets, workload runner)', manager: demo },
+          ...later,
         ],
         demo.clock,
         signal,
-      ),
+      )),
+      ...(workloads
+        ? workloadMetricsEndpoints([
+            {
+              name: 'ccm (deployed by ccm-operator)',
+              pods: () => workloads.pods(MANAGED_NAMESPACE, OPENSTACK_CCM_NAME),
+              containerPort: CCM_PORT,
+              scheme: 'https',
+              token: true,
+            },
+          ])
+        : []),
+    ],
+    addManager(name, manager) {
+      const entry = { name, manager };
+      later.push(entry);
+      return () => {
+        const i = later.indexOf(entry);
+        if (i >= 0) later.splice(i, 1);
+      };
+    },
     async stop() {
       stopper.abort(new Error('shiftstack up is stopping'));
       await Promise.all(runs);
@@ -292,6 +330,7 @@ async function migrationSide(
       kubeConfig: world.kubeConfig,
       registry: createRegistry({ defaultMetrics: false }),
       loadContext: { env: {}, homedir: world.dir, cwd: world.dir },
+      metricsServer: DEMO_METRICS,
     },
   );
   const operator = buildCcmOperator(

@@ -61,6 +61,8 @@ export interface KuryrDemoState {
     controller: KuryrController;
     stop: AbortController;
     done: Promise<void>;
+    /** Takes the controller's /metrics off `shiftstack up`'s list. */
+    unlist: () => void;
   };
 }
 
@@ -98,7 +100,12 @@ export function kuryrSteps(
   world: World,
   state: KuryrDemoState,
   cached: Cached,
-  opts: { log: Logger; clusterName: () => string },
+  opts: {
+    log: Logger;
+    clusterName: () => string;
+    /** Lists the controller's /metrics with the others while it runs (Controllers.addManager). */
+    addManager?: (name: string, manager: KuryrController['manager']) => () => void;
+  },
 ): Step[] {
   const api = world.api;
   // The Cluster API workers' Nodes: their servers' ports are the trunks (trunkWorkers); the Machine
@@ -192,6 +199,7 @@ export function kuryrSteps(
         const done = controller.run(stop.signal).catch((err: unknown) => {
           if (!stop.signal.aborted) opts.log.error({ err }, 'kuryr controller stopped');
         });
+        const unlist = opts.addManager?.('kuryr-controller', controller.manager) ?? (() => undefined);
         state.kuryr = {
           serviceNetworkId: services.networkId,
           serviceSubnetId: services.subnetId,
@@ -203,6 +211,7 @@ export function kuryrSteps(
           controller,
           stop,
           done,
+          unlist,
         };
         return `shiftstack kuryr controller running ${controller.controllers.join(', ')} (subnets: ${controller.ctx.subnets.name}, security groups: ${controller.ctx.securityGroups.name})`;
       },
@@ -381,6 +390,7 @@ export function kuryrTeardown(world: World, state: KuryrDemoState, cached: Cache
       const k = state.kuryr;
       if (!k) return 'namespaces deleted (the kuryr controller never started)';
       k.stop.abort(new Error('the demo is tearing down'));
+      k.unlist();
       await k.done;
       const os = world.demo;
       for (const subnetId of [k.serviceSubnetId, k.podSubnetId]) {

@@ -8,7 +8,7 @@ import { startControllers, type Controllers } from './controllers.ts';
 import { observer } from './observe.ts';
 import { callsText, Progress, seconds } from './progress.ts';
 import { kuryrDemoBuilt } from './kuryr.ts';
-import type { MetricsEndpoint } from './metrics.ts';
+import { tokenHint, type MetricsEndpoint } from './metrics.ts';
 import { runScenario, SERVICE } from './scenario.ts';
 import { ADMIN_CLOUD, DEMO_CLOUD, startWorld, type World } from './world.ts';
 
@@ -63,8 +63,7 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       kuryr: kuryrDemoBuilt(),
     });
     for (const line of whereToLook(world, controllers)) say(line);
-    const metrics = metricsLines(await controllers.metrics(opts.signal));
-    for (const line of metrics) say(line);
+    for (const line of metricsLines(await controllers.metrics(opts.signal), world)) say(line);
     const view = observer(world, controllers.demo, { machineAPI: controllers.mapo !== undefined });
     progress.start(() => view.state());
     const result = await runScenario({
@@ -80,7 +79,8 @@ export async function runDemo(opts: DemoOptions): Promise<number> {
       `API calls: ${callsText({ kinds: [], waiting: [], openstack: result.openstackCalls ?? view.openstackCalls(), kube: world.kubeRequests() })}`,
     );
     for (const f of result.failures) say(`failed: ${f}`);
-    for (const line of metrics) say(line);
+    // Again, with what started since: the kuryr controller, the ccm the operator deployed.
+    for (const line of metricsLines(await controllers.metrics(opts.signal), world)) say(line);
     const took = seconds(performance.now() - started);
     if (result.interrupted !== undefined) {
       say(interruptedText(result.interrupted, opts.once, took));
@@ -115,9 +115,17 @@ function interruptedText(step: string, once: boolean, took: string): string {
   return `interrupted during "${step}" (${took}): stopping the controllers and both emulators${skipped}; ${GONE}`;
 }
 
-/** `name → URL` of each /metrics, as `curl` reaches it. */
-function metricsLines(endpoints: readonly MetricsEndpoint[]): string[] {
-  return endpoints.map((e, i) => `  ${i === 0 ? 'metrics:    ' : '            '} ${e.name} → ${e.url}`);
+/** `name → URL` of each /metrics, as `curl` reaches it; how to pass a token where one is asked for. */
+function metricsLines(endpoints: readonly MetricsEndpoint[], world: World): string[] {
+  const lines = endpoints.map(
+    (e, i) => `  ${i === 0 ? 'metrics:    ' : '            '} ${e.name} → ${e.url}`,
+  );
+  if (endpoints.some((e) => e.token)) {
+    lines.push(
+      `               (the ccm's secure port asks for a token, as upstream's: ${tokenHint(world.kube.kubeconfigPath)})`,
+    );
+  }
+  return lines;
 }
 
 /** Absolute paths: a command copied from here works from any directory. */

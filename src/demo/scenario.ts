@@ -316,6 +316,7 @@ export function buildSteps(opts: ScenarioOptions, state: State): Step[] {
     ? kuryrSteps(world, state, cached, {
         log: (opts.log ?? createLogger({ level: 'silent' })).child({ component: 'kuryr' }),
         clusterName: () => mustHave(state.manifest, 'the cluster step did not run').clusterName,
+        addManager: (name, manager) => controllers.addManager(name, manager),
       })
     : [];
   const all = [

@@ -18,9 +18,23 @@ import { isAlreadyExists, kinds, type KubernetesObject } from '../../kube/index.
 import { testClient } from '../../kube/testing/env.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { startCli } from './testing/spawn.ts';
+import { Agent, fetch as undiciFetch } from 'undici';
 
 /** Realistic delays × 0.03: an amphora load balancer in about a second. */
 const TEST_TIME_SCALE = '0.03';
+
+/**
+ * `metric` as a line of a scrape with a sample, once its part's doc lists it (the table
+ * test/docs/metrics.test.ts keeps current, between `<!-- metrics:<table> -->` markers).
+ */
+async function documentedMetric(doc: string, table: string, metric: string): Promise<RegExp> {
+  const text = await readFile(join(import.meta.dirname, '..', '..', '..', 'docs', doc), 'utf8');
+  const from = text.indexOf(`<!-- metrics:${table} `);
+  const to = text.indexOf(`<!-- /metrics:${table} -->`);
+  assert.ok(from >= 0 && to > from, `docs/${doc} has the ${table} metrics table`);
+  assert.ok(text.slice(from, to).includes(`| \`${metric}\` |`), `docs/${doc} lists ${metric}`);
+  return new RegExp(`^${metric}(?:_count|_bucket)?(?:\\{[^}]*\\})? [1-9]`, 'm');
+}
 
 describe('shiftstack up', () => {
   let dir: string;
@@ -167,29 +181,77 @@ describe('shiftstack up', () => {
     } finally {
       await api.close();
     }
-    // Every controller manager's /metrics, printed at start and in the summary, serves its own metrics.
-    const printed = [...out.matchAll(/^ {2}(?:metrics: {5}| {13})(.+?) → (http\S+)$/gm)].map((m) => ({
-      name: m[1]!,
-      url: m[2]!,
-    }));
-    const names = [...new Set(printed.map((p) => p.name))];
-    assert.deepEqual(names, ['capo', 'mapo', 'ccm-operator', 'demo (kubelets, workload runner)'], out);
-    assert.equal(printed.length, names.length * 2, 'the list at start and in the summary');
-    const own: Record<string, string> = {
-      capo: 'openstackserver',
-      mapo: 'machine',
-      'ccm-operator': 'cloud-operator',
-      'demo (kubelets, workload runner)': 'demo-workload-runner',
-    };
-    for (const { name, url } of printed.slice(-names.length)) {
-      const res = await fetch(url);
-      assert.equal(res.status, 200, `${name} ${url}`);
-      const text = await res.text();
-      assert.match(
-        text,
-        new RegExp(`^controller_runtime_reconcile_total\\{[^}]*controller="${own[name]}"`, 'm'),
-        name,
-      );
+    // Every controller's /metrics, printed at start and again in the summary with what started
+    // since (the kuryr controller, the ccm the operator deployed), serves its own metrics.
+    const listed = (text: string) =>
+      [...text.matchAll(/^ {2}(?:metrics: {5}| {13})(.+?) → (https?:\/\/\S+)$/gm)].map((m) => ({
+        name: m[1]!,
+        url: m[2]!,
+      }));
+    const summaryAt = out.indexOf('API calls:');
+    assert.ok(summaryAt > 0, out);
+    const atStart = listed(out.slice(0, summaryAt));
+    const summary = listed(out.slice(summaryAt));
+    const inProcess = [
+      'capo',
+      'mapo',
+      "kube-controller-manager (the in-tree provider's stand-in)",
+      'ccm-operator',
+      'demo (kubelets, workload runner)',
+    ];
+    assert.deepEqual(
+      atStart.map((p) => p.name),
+      inProcess,
+      out,
+    );
+    const ccmPods = summary.filter((p) =>
+      /^ccm \(deployed by ccm-operator\) \(pod openstack-cloud-controller-manager-\S+\)$/.test(p.name),
+    );
+    assert.ok(ccmPods.length >= 1, out);
+    assert.deepEqual(
+      summary.map((p) => p.name),
+      [...inProcess, 'kuryr-controller', ...ccmPods.map((p) => p.name)],
+      out,
+    );
+    // The ccm's secure port asks for a token the API server authorizes: the kubeconfig's, as printed.
+    assert.match(
+      out,
+      /the ccm's secure port asks for a token, as upstream's: curl -sk -H "Authorization: Bearer \$\(kubectl --kubeconfig \S+ config view --raw -o jsonpath='\{\.users\[0\]\.user\.token\}'\)" <URL>/,
+    );
+    const token = (parseYaml(await readFile(kubeconfig, 'utf8')) as { users: { user: { token: string } }[] })
+      .users[0]!.user.token;
+    const insecure = new Agent({ connect: { rejectUnauthorized: false } });
+    try {
+      // Each one's own: a controller's reconciles, or a metric its part's doc lists, with samples.
+      const own: Record<string, RegExp> = {
+        capo: /^controller_runtime_reconcile_total\{[^}]*controller="openstackserver"/m,
+        mapo: /^controller_runtime_reconcile_total\{[^}]*controller="machine"/m,
+        "kube-controller-manager (the in-tree provider's stand-in)":
+          /^controller_runtime_reconcile_total\{[^}]*controller="service"/m,
+        'ccm-operator': /^controller_runtime_reconcile_total\{[^}]*controller="cloud-operator"/m,
+        'demo (kubelets, workload runner)':
+          /^controller_runtime_reconcile_total\{[^}]*controller="demo-workload-runner"/m,
+        'kuryr-controller': await documentedMetric(
+          'kuryr.md',
+          'kuryr-controller',
+          'kuryr_pod_creation_latency',
+        ),
+      };
+      const ccmMetric = await documentedMetric('ccm.md', 'ccm', 'openstack_api_requests_total');
+      for (const { name, url } of summary) {
+        const https = url.startsWith('https:');
+        const res = await undiciFetch(url, {
+          ...(https ? { dispatcher: insecure, headers: { authorization: `Bearer ${token}` } } : {}),
+        });
+        assert.equal(res.status, 200, `${name} ${url}`);
+        const text = await res.text();
+        assert.match(text, own[name] ?? ccmMetric, name);
+      }
+      // Without the token, the ccm's port refuses: it is the secure port, not an open one.
+      const anonymous = await undiciFetch(ccmPods[0]!.url, { dispatcher: insecure });
+      assert.equal(anonymous.status, 403);
+    } finally {
+      await insecure.close();
     }
     const entry = (
       parseYaml(await readFile(clouds, 'utf8')) as {

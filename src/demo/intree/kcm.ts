@@ -179,6 +179,8 @@ export interface InTreeKcmDeps {
   loadContext?: LoadContext;
   registry?: Registry;
   clock?: Clock;
+  /** Where /metrics is served (kube-controller-manager's secure port is not emulated); none without. */
+  metricsServer?: { host: string; port: number };
 }
 
 export interface InTreeKcm {
@@ -207,6 +209,7 @@ export async function buildInTreeKcm(opts: InTreeKcmOptions, deps: InTreeKcmDeps
     log,
     registry,
     clock,
+    ...(deps.metricsServer ? { metricsServer: deps.metricsServer } : {}),
     ...(opts.leaderElect
       ? {
           leaderElection: {

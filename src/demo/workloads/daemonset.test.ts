@@ -9,7 +9,7 @@ import assert from 'node:assert/strict';
 import { readFile } from 'node:fs/promises';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
-import type { V1DaemonSet, V1Node, V1PodSpec } from '@kubernetes/client-node';
+import type { V1DaemonSet, V1Node, V1NodeSelectorTerm, V1PodSpec } from '@kubernetes/client-node';
 import { kinds } from '../../kube/index.ts';
 import { kubectl, noKubectl } from '../../kube/testing/kubectl.ts';
 import { eventually } from '../../sim/kube/testing/harness.ts';
@@ -156,6 +156,75 @@ describe('which node a daemon pod belongs on', () => {
     const unavailable = with_('node.kubernetes.io/network-unavailable', 'NoSchedule');
     assert.ok(notForNode(unavailable, pod));
     assert.equal(notForNode(unavailable, { ...pod, hostNetwork: true }), undefined);
+  });
+
+  it('needs a term of the required node affinity matched: terms ORed, requirements ANDed', () => {
+    const affinity = (...nodeSelectorTerms: V1NodeSelectorTerm[]): V1PodSpec => ({
+      containers: [],
+      affinity: { nodeAffinity: { requiredDuringSchedulingIgnoredDuringExecution: { nodeSelectorTerms } } },
+    });
+    // ccm-operator's placement: either control-plane role label.
+    const roles = affinity(
+      { matchExpressions: [{ key: 'node-role.kubernetes.io/master', operator: 'Exists' }] },
+      { matchExpressions: [{ key: 'node-role.kubernetes.io/control-plane', operator: 'Exists' }] },
+    );
+    assert.equal(notForNode(node({ 'node-role.kubernetes.io/control-plane': '' }), roles), undefined);
+    assert.equal(notForNode(node({ 'node-role.kubernetes.io/master': '' }), roles), undefined);
+    assert.match(
+      notForNode(node({ 'node-role.kubernetes.io/worker': '' }), roles) ?? '',
+      /none of the 2 required node affinity terms/,
+    );
+
+    const zone = (operator: string, values?: string[]) =>
+      affinity({ matchExpressions: [{ key: 'zone', operator, ...(values ? { values } : {}) }] });
+    const inA = node({ zone: 'a' });
+    const bare = node({});
+    assert.equal(notForNode(inA, zone('In', ['a', 'b'])), undefined);
+    assert.ok(notForNode(inA, zone('In', ['b'])));
+    assert.ok(notForNode(bare, zone('In', ['a'])));
+    assert.ok(notForNode(inA, zone('NotIn', ['a'])));
+    assert.equal(notForNode(bare, zone('NotIn', ['a'])), undefined, 'NotIn holds without the label');
+    assert.equal(notForNode(inA, zone('Exists')), undefined);
+    assert.ok(notForNode(bare, zone('Exists')));
+    assert.equal(notForNode(bare, zone('DoesNotExist')), undefined);
+    assert.ok(notForNode(inA, zone('DoesNotExist')));
+
+    const cpus = (operator: string, values: string[]) =>
+      affinity({ matchExpressions: [{ key: 'cpus', operator, values }] });
+    assert.equal(notForNode(node({ cpus: '8' }), cpus('Gt', ['4'])), undefined);
+    assert.ok(notForNode(node({ cpus: '4' }), cpus('Gt', ['4'])));
+    assert.equal(notForNode(node({ cpus: '2' }), cpus('Lt', ['4'])), undefined);
+    assert.ok(notForNode(node({ cpus: 'many' }), cpus('Gt', ['4'])), 'a label that is no integer');
+    assert.ok(notForNode(node({}), cpus('Lt', ['4'])), 'Lt without the label');
+    assert.ok(notForNode(node({ cpus: '8' }), cpus('Gt', ['4', '5'])), 'Gt takes one value');
+
+    // Requirements of one term are ANDed; matchFields names the Node.
+    const both = affinity({
+      matchExpressions: [{ key: 'zone', operator: 'In', values: ['a'] }],
+      matchFields: [{ key: 'metadata.name', operator: 'In', values: ['n'] }],
+    });
+    assert.equal(notForNode(inA, both), undefined);
+    assert.ok(notForNode({ ...inA, metadata: { ...inA.metadata, name: 'other' } }, both));
+    assert.ok(notForNode(bare, both));
+    const notMe = affinity({ matchFields: [{ key: 'metadata.name', operator: 'NotIn', values: ['n'] }] });
+    assert.ok(notForNode(bare, notMe));
+    assert.ok(
+      notForNode(
+        bare,
+        affinity({ matchFields: [{ key: 'metadata.labels', operator: 'In', values: ['n'] }] }),
+      ),
+      'matchFields knows metadata.name only',
+    );
+    // An empty term matches nothing; so does an unknown operator.
+    assert.ok(notForNode(bare, affinity({})));
+    assert.ok(notForNode(inA, zone('Like', ['a'])));
+    // The nodeSelector and the affinity must both hold.
+    assert.ok(notForNode(inA, { ...zone('Exists'), nodeSelector: { disk: 'ssd' } }));
+  });
+
+  it('a pod bound to another node by spec.nodeName does not belong here', () => {
+    assert.equal(notForNode(node({}), { containers: [], nodeName: 'n' }), undefined);
+    assert.match(notForNode(node({}), { containers: [], nodeName: 'm' }) ?? '', /nodeName m/);
   });
 
   it('tolerations as core/v1 reads them: Exists, Equal values, an empty effect or key', () => {

@@ -1,12 +1,12 @@
 /**
  * The DaemonSet controller's two pure parts, for the one node the runner plays:
  *
- * - whether a daemon pod belongs on a Node (`daemon_controller.go` `predicates`): the pod's
- *   nodeSelector matches the Node's labels, and every NoSchedule and NoExecute taint of the Node is
- *   tolerated by the pod's tolerations plus those the controller adds to every daemon pod
+ * - whether a daemon pod belongs on a Node (`daemon_controller.go` `predicates`): no other node
+ *   named in `spec.nodeName`; the nodeSelector and the required node affinity match the Node
+ *   (node-affinity.ts); and every NoSchedule and NoExecute taint of the Node is tolerated by the
+ *   pod's tolerations plus those the controller adds to every daemon pod
  *   (`util.AddOrUpdateDaemonPodTolerations`: not-ready, unreachable, the pressure taints,
- *   unschedulable, and network-unavailable for host-network pods). Required node affinity is not
- *   read (none of our manifests uses it);
+ *   unschedulable, and network-unavailable for host-network pods);
  * - the DaemonSet's status (`updateDaemonSetStatus`) from the pods that run.
  */
 import type {
@@ -17,6 +17,7 @@ import type {
   V1Taint,
   V1Toleration,
 } from '@kubernetes/client-node';
+import { requiredAffinityMismatch } from './node-affinity.ts';
 
 /** What the DaemonSet controller adds to every daemon pod (`AddOrUpdateDaemonPodTolerations`). */
 function daemonTolerations(spec: V1PodSpec): V1Toleration[] {
@@ -43,15 +44,15 @@ export function tolerates(t: V1Toleration, taint: V1Taint): boolean {
 
 /** Why a daemon pod does not belong on `node`, or undefined when it does. */
 export function notForNode(node: V1Node, spec: V1PodSpec): string | undefined {
-  const labels = node.metadata?.labels ?? {};
-  for (const [k, v] of Object.entries(spec.nodeSelector ?? {})) {
-    if (labels[k] !== v) return `node ${node.metadata?.name ?? ''} does not match the nodeSelector ${k}=${v}`;
-  }
+  const name = node.metadata?.name ?? '';
+  if (spec.nodeName && spec.nodeName !== name) return `the pod is bound to nodeName ${spec.nodeName}`;
+  const affinity = requiredAffinityMismatch(node, spec);
+  if (affinity) return affinity;
   const tolerations = [...(spec.tolerations ?? []), ...daemonTolerations(spec)];
   for (const taint of node.spec?.taints ?? []) {
     if (taint.effect === 'PreferNoSchedule') continue;
     if (!tolerations.some((t) => tolerates(t, taint))) {
-      return `node ${node.metadata?.name ?? ''} has the taint ${taint.key}=${taint.value ?? ''}:${taint.effect} the pod does not tolerate`;
+      return `node ${name} has the taint ${taint.key}=${taint.value ?? ''}:${taint.effect} the pod does not tolerate`;
     }
   }
   return undefined;

@@ -271,6 +271,11 @@ export class Pod {
     for (const c of this.containers) c.killNow();
   }
 
+  /** Container port → the host port it was given (ports.ts), once the pod is set up. */
+  hostPorts(): ReadonlyMap<number, number> {
+    return this.ports ?? new Map();
+  }
+
   /** Pids of the processes still running. */
   livePids(): number[] {
     return this.containers.flatMap((c) => (c.pid === undefined ? [] : [c.pid]));

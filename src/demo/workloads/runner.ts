@@ -5,8 +5,9 @@
  * image, it runs `spec.replicas` pods as child processes of this one (pod.ts), rolls template
  * changes out as the Deployment controller does (rollout.ts), and writes the Deployment's status
  * (status.ts). It plays one node (`nodeName`): a DaemonSet runs one pod when that Node exists and
- * the pod belongs on it (daemonset.ts: nodeSelector, taints), none otherwise, replaced on a
- * template change as the DaemonSet controller's RollingUpdate does (the old pod stops first).
+ * the pod belongs on it (daemonset.ts: nodeSelector, required node affinity, taints), none
+ * otherwise, replaced on a template change as the DaemonSet controller's RollingUpdate does (the
+ * old pod stops first).
  *
  * There are no ReplicaSet or Pod objects: the ReplicaSets (`<deployment>-<pod-template-hash>`) and
  * pods (`<replicaset>-<5 characters>`) live in this process, and what the kubelet would report on
@@ -113,6 +114,8 @@ export interface PodView {
   pids: number[];
   /** Every pid its containers ever had. */
   allPids: number[];
+  /** Container port → host port: where this machine reaches what the pod serves (ports.ts). */
+  hostPorts: ReadonlyMap<number, number>;
 }
 
 /** Registers the runner's controller and its lifetime on `mgr`. */
@@ -546,5 +549,6 @@ function view(p: Pod): PodView {
     backoffs: p.containers.flatMap((c) => c.backoffs),
     pids: p.livePids(),
     allPids: p.containers.flatMap((c) => c.pids),
+    hostPorts: p.hostPorts(),
   };
 }
