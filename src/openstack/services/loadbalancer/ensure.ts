@@ -48,11 +48,14 @@ async function ensureSteps(
     );
 
   if (found.kind === 'none') {
-    const started = ctx.now();
     const lb = await api.loadBalancer.loadBalancers.create(
       createBody(desired, { tags, serial: desired.serialApiCalls ?? false }),
       { signal: options.signal },
     );
+    // Octavia's worker starts when the API has accepted the create, not when we sent it: a slow
+    // answer (300 ms on a busy API) counted in would bring the look before ACTIVE, and a look
+    // that finds it PENDING waits by whole-second timestamps, a fine poll later.
+    const accepted = ctx.now();
     journal.loadBalancer = lb;
     journal.owned = true;
     journal.actions.push({
@@ -69,7 +72,7 @@ async function ensureSteps(
     return journal.pending(
       'LoadBalancerPending',
       // The floating IP's calls are part of the wait.
-      Math.max(afterWrite(policy, 'create') - (ctx.now() - started), Math.round(policy.initialMs / 4), 1),
+      Math.max(afterWrite(policy, 'create') - (ctx.now() - accepted), Math.round(policy.initialMs / 4), 1),
       `load balancer ${lb.id} created${message}`,
     );
   }
