@@ -603,10 +603,17 @@ class ServiceReconciler {
   private async removeSecurityGroup(svc: V1Service, signal: AbortSignal): Promise<void> {
     const m = svc.metadata ?? {};
     if (!m.uid) return;
+    const key = `${m.namespace ?? 'default'}/${m.name ?? ''}`;
+    // Found absent under this config, which makes none: nothing to look for (one Neutron call fewer
+    // before the finalizer comes off). A config change forgets it (forgetConfigFacts).
+    if (this.noLeftoverGroup.get(key) === m.uid && !this.config.loadBalancer.manageSecurityGroups) {
+      this.noLeftoverGroup.delete(key);
+      return;
+    }
     const groupName = securityGroupName(m.uid, m.namespace ?? 'default', m.name ?? '');
     try {
       await this.securityGroups.remove(groupName, signal);
-      this.noLeftoverGroup.delete(`${m.namespace ?? 'default'}/${m.name ?? ''}`);
+      this.noLeftoverGroup.delete(key);
     } catch (err) {
       if (signal.aborted) throw err;
       this.warn(
