@@ -206,7 +206,9 @@ describe('octavia load balancers', () => {
       body: { loadbalancer: { description: 'touched' } },
     });
     await settled(t, lb.id);
-    const deletion = await t.request('octavia', 'DELETE', `/v2/lbaas/loadbalancers/${lb.id}`, { user: 'demo' });
+    const deletion = await t.request('octavia', 'DELETE', `/v2/lbaas/loadbalancers/${lb.id}`, {
+      user: 'demo',
+    });
     assert.equal(deletion.status, 204);
     await gone(t, lb.id);
     const seen = (await journal(last)).transitions.filter((r) => r.id === lb.id);
