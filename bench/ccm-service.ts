@@ -7,7 +7,10 @@
  * Service's creation to status.loadBalancer.ingress; then one node added, one reconcile of an
  * unchanged Service, and the deletion. The controller's requeue backoff is scaled like the cloud,
  * so the unscaled figures are the rhythm a real cloud would see.
- * Prints a table; asserts nothing. The serial mode is not the in-tree provider: that one blocked its
+ * For each of those three phases, where the time went (bench/lib/slack.ts): when the emulator's Octavia
+ * settled each write and when the ccm noticed, the slack beside the cloud's own work, the event-loop
+ * lag and the load average, so that polling slack and a loaded machine can be told apart.
+ * Prints two tables; asserts nothing. The serial mode is not the in-tree provider: that one blocked its
  * worker while polling, so Services queued behind each other; its stand-in (src/demo/intree, docs/sim-kcm.md)
  * is the baseline of `bench:migration`.
  *
@@ -19,6 +22,7 @@ import { counterValue, startCcmEnv, type RunningCcm } from '../src/ccm/testing/e
 import { NODE_BATCH_WINDOW_MS } from '../src/ccm/controllers/service.ts';
 import { eventually } from '../src/sim/openstack/testing/harness.ts';
 import type { StatsSnapshot } from '../src/sim/openstack/core/stats.ts';
+import { describeTimeline, mark, timeline, type Timeline } from './lib/slack.ts';
 
 const SCALE = Number(process.env.TIME_SCALE ?? 0.03);
 const NS = (process.env.N ?? '1,10,80,300').split(',').map(Number);
@@ -118,6 +122,39 @@ function service(name: string): Promise<V1Service> {
   });
 }
 const key = (name: string) => ({ namespace: 'default', name });
+
+/**
+ * Resolves once `done()` holds: checked after a list and at each change of `type` in the namespace
+ * (a watch from the list's resourceVersion, so no change is missed). A watch rather than a poll: the
+ * moment measured is the change's, and the bench's own calls stay off the ccm's path.
+ */
+async function until(
+  type: typeof kinds.Service | typeof kinds.Event,
+  done: () => Promise<boolean>,
+  what: string,
+): Promise<void> {
+  const stop = new AbortController();
+  const timer = setTimeout(
+    () => stop.abort(new Error(`timed out after ${WAIT_MS} ms waiting for ${what}`)),
+    WAIT_MS,
+  );
+  try {
+    const list = await api.list(type, { namespace: 'default', signal: stop.signal });
+    if (await done()) return;
+    const changes = api.watch(type, {
+      namespace: 'default',
+      resourceVersion: list.resourceVersion,
+      signal: stop.signal,
+    });
+    for await (const change of changes) {
+      if (change.type !== 'BOOKMARK' && (await done())) return;
+    }
+    throw new Error(`the watch ended before ${what}`);
+  } finally {
+    clearTimeout(timer);
+    stop.abort();
+  }
+}
 const wait = (what: string) => ({ timeoutMs: WAIT_MS, intervalMs: POLL_MS, what });
 
 /** Occurrences: core/v1 Events (the recorder's default) count in deprecatedCount here, events.k8s.io ones in series. */
@@ -150,6 +187,7 @@ interface Row {
   removeWrites: number;
   removeReads: number;
   heapMb: number;
+  phases: { phase: string; t: Timeline }[];
 }
 
 const rows: Row[] = [];
@@ -180,16 +218,20 @@ for (const mode of MODES) {
 
     await resetStats();
     let before = await ensures(ccm);
+    const phases: Row['phases'] = [];
+    let m = await mark(sim.url);
     let t0 = performance.now();
     await service(name);
-    await eventually(
+    await until(
+      kinds.Service,
       async () => {
         const s = await api.get(kinds.Service, key(name));
         return (s.status?.loadBalancer?.ingress ?? []).length > 0;
       },
-      wait(`${name} has an ingress address`),
+      `${name} has an ingress address`,
     );
     const readyMs = performance.now() - t0;
+    phases.push({ phase: 'to ingress', t: await timeline(sim.url, m) });
     let s = await stats();
     const row: Partial<Row> = {
       mode,
@@ -198,18 +240,22 @@ for (const mode of MODES) {
       octavia: callsOf(s, 'octavia'),
       neutron: callsOf(s, 'neutron'),
       readyMs,
+      phases,
     };
 
     // One node joins: the Ready that follows is reported with an UpdatedLoadBalancer Event.
     await resetStats();
     const updated = await eventCount(name, 'UpdatedLoadBalancer');
+    m = await mark(sim.url);
     t0 = performance.now();
     await createNode(n);
-    await eventually(
+    await until(
+      kinds.Event,
       async () => (await eventCount(name, 'UpdatedLoadBalancer')) > updated,
-      wait(`${name} updated with node ${n}`),
+      `${name} updated with node ${n}`,
     );
     row.addNodeMs = performance.now() - t0;
+    phases.push({ phase: '+1 node', t: await timeline(sim.url, m) });
     row.addNode = describeOps(callsOf(await stats(), 'octavia').writeOps);
 
     // A reconcile of an unchanged Service (a label the controller ignores wakes it).
@@ -222,9 +268,11 @@ for (const mode of MODES) {
     row.steadyReads = callsOf(s, 'octavia').reads + callsOf(s, 'neutron').reads;
 
     await resetStats();
+    m = await mark(sim.url);
     t0 = performance.now();
     await api.delete(kinds.Service, key(name));
-    await eventually(
+    await until(
+      kinds.Service,
       async () => {
         try {
           await api.get(kinds.Service, key(name));
@@ -234,9 +282,10 @@ for (const mode of MODES) {
           throw err;
         }
       },
-      wait(`${name} deleted`),
+      `${name} deleted`,
     );
     row.removeMs = performance.now() - t0;
+    phases.push({ phase: 'delete', t: await timeline(sim.url, m) });
     s = await stats();
     row.removeWrites = callsOf(s, 'octavia').writes + callsOf(s, 'neutron').writes;
     row.removeReads = callsOf(s, 'octavia').reads + callsOf(s, 'neutron').reads;
@@ -289,15 +338,53 @@ const table = rows.map((r) => [
   `${r.removeWrites} / ${r.removeReads}`,
   r.heapMb.toFixed(0),
 ]);
-const widths = header.map((h, i) => Math.max(h.length, ...table.map((row) => row[i]!.length)));
-const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
-console.log(line(header));
-console.log(`|${widths.map((wd) => '-'.repeat(wd + 2)).join('|')}|`);
-for (const row of table) console.log(line(row));
+function printTable(head: string[], body: string[][]): void {
+  const widths = head.map((h, i) => Math.max(h.length, ...body.map((row) => row[i]!.length)));
+  const line = (cells: string[]) => `| ${cells.map((c, i) => c.padEnd(widths[i]!)).join(' | ')} |`;
+  console.log(line(head));
+  console.log(`|${widths.map((wd) => '-'.repeat(wd + 2)).join('|')}|`);
+  for (const row of body) console.log(line(row));
+}
+printTable(header, table);
 console.log(
   `\nCreate writes per mode and N (Octavia): ` +
     rows.map((r) => `${r.mode} ${r.n}: ${describeOps(r.octavia.writeOps)}`).join('; '),
 );
+
+console.log(
+  `\nWhere the time went, unscaled s (wall / ${SCALE}): the cloud's own work (each Octavia write until ` +
+    `the emulator settled it) and the slack beside it; event-loop lag in wall ms; load average (1 min) ` +
+    `at the phase's start → end`,
+);
+const slackHeader = [
+  'mode',
+  'N',
+  'phase',
+  'total',
+  'cloud',
+  'slack',
+  'total ÷ cloud',
+  'lag p99 / max (ms)',
+  'load',
+];
+const slackTable = rows.flatMap((r) =>
+  r.phases.map(({ phase, t }) => [
+    r.mode,
+    String(r.n),
+    phase,
+    unscaled(t.totalMs),
+    unscaled(t.cloudMs),
+    unscaled(t.slackMs),
+    t.cloudMs > 0 ? `${(t.totalMs / t.cloudMs).toFixed(2)}×` : '-',
+    `${t.lagP99Ms.toFixed(0)} / ${t.lagMaxMs.toFixed(0)}`,
+    `${t.load[0].toFixed(1)} → ${t.load[1].toFixed(1)}`,
+  ]),
+);
+printTable(slackHeader, slackTable);
+for (const r of rows) {
+  for (const { phase, t } of r.phases)
+    console.log(`${r.mode} N=${r.n} ${phase}: ${describeTimeline(t, (ms) => ms / SCALE)}`);
+}
 console.log(`whole run: ${secs(performance.now() - started)} s wall`);
 
 await env.close();

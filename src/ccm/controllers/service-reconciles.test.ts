@@ -87,6 +87,38 @@ describe('service controller: reconciles', () => {
     await settled(mgr, SERVICE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
     assert.equal(await reconcileCount(mgr, SERVICE_CONTROLLER), ready + 1, 'one reconcile for one change');
   });
+
+  it('a deletion asks Neutron for no member security group this ccm found absent and makes none', async () => {
+    const key = { namespace: 'default', name: 'gone' };
+    await env.api.create(kinds.Service, {
+      apiVersion: 'v1',
+      kind: 'Service',
+      metadata: { ...key },
+      spec: { type: 'LoadBalancer', selector: { app: 'gone' }, ports: [{ protocol: 'TCP', port: 80 }] },
+    });
+    await eventually(
+      async () => ((await env.api.get(kinds.Service, key)).status?.loadBalancer?.ingress ?? []).length > 0,
+      { ...WAIT, what: 'the Service Ready' },
+    );
+    await fetch(`${env.sim.url}/_sim/stats`, { method: 'DELETE' });
+    await env.api.delete(kinds.Service, key);
+    await eventually(
+      async () =>
+        (await env.api.list(kinds.Service, { namespace: 'default' })).items.every(
+          (s) => s.metadata?.name !== 'gone',
+        ),
+      { ...WAIT, what: 'the Service gone' },
+    );
+    const stats = (await (await fetch(`${env.sim.url}/_sim/stats`)).json()) as StatsSnapshot;
+    const neutron = stats.services['neutron']?.operations ?? {};
+    assert.equal(neutron['GET /v2.0/security-groups']?.count ?? 0, 0, 'no security group looked for');
+    assert.equal(neutron['DELETE /v2.0/floatingips/{floatingip_id}']?.count, 1, 'its floating IP deleted');
+    assert.equal(
+      (await env.os.loadBalancer.loadBalancers.list({ name: 'kube_service_kubernetes_default_gone' }).all())
+        .length,
+      0,
+    );
+  });
 });
 
 describe('service controller: a burst of Nodes', () => {

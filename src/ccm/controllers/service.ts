@@ -353,6 +353,7 @@ class ServiceReconciler {
     const result = await observeReconcile(this.metrics, ReconcileOperation.Ensure, () =>
       this.engine.ensure(desired, { signal }),
     );
+    const answered = this.mgr.clock.now();
     for (const w of result.warnings) this.warnEngine(svc, w);
     if (progress.actions.length === 0 && result.actions.length > 0) {
       this.mgr.events.event(svc, 'Normal', FrameworkReason.EnsuringLoadBalancer, 'Ensuring load balancer');
@@ -372,7 +373,9 @@ class ServiceReconciler {
         // A write refused because someone else's got there first: the queue's back-off paces a
         // repeat, so a refusal that keeps coming never turns into a write per second.
         if (result.reason === 'Conflict') throw new LoadBalancerSyncError(key, result.reason, result.message);
-        return { requeueAfterMs: result.retryAfterMs };
+        // The engine's wait runs from its answer: the annotation written since (a Kubernetes call,
+        // slow on a busy API server) is not added to it, or the look comes after the phase's end.
+        return { requeueAfterMs: Math.max(1, result.retryAfterMs - (this.mgr.clock.now() - answered)) };
       case 'Failed':
         return this.failed(svc, key, plan.spec, desired, result, signal);
       case 'Ready':
@@ -603,10 +606,17 @@ class ServiceReconciler {
   private async removeSecurityGroup(svc: V1Service, signal: AbortSignal): Promise<void> {
     const m = svc.metadata ?? {};
     if (!m.uid) return;
+    const key = `${m.namespace ?? 'default'}/${m.name ?? ''}`;
+    // Found absent under this config, which makes none: nothing to look for (one Neutron call fewer
+    // before the finalizer comes off). A config change forgets it (forgetConfigFacts).
+    if (this.noLeftoverGroup.get(key) === m.uid && !this.config.loadBalancer.manageSecurityGroups) {
+      this.noLeftoverGroup.delete(key);
+      return;
+    }
     const groupName = securityGroupName(m.uid, m.namespace ?? 'default', m.name ?? '');
     try {
       await this.securityGroups.remove(groupName, signal);
-      this.noLeftoverGroup.delete(`${m.namespace ?? 'default'}/${m.name ?? ''}`);
+      this.noLeftoverGroup.delete(key);
     } catch (err) {
       if (signal.aborted) throw err;
       this.warn(

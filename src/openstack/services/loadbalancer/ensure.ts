@@ -9,7 +9,7 @@ import { createBody } from './build.ts';
 import { busyChildren, pendingForChild } from './busy.ts';
 import { pendingFor, tagsSupported, type EngineContext } from './context.ts';
 import { findLoadBalancer, foreignTags } from './find.ts';
-import { ensureFloatingIp, type FloatingIpOutcome } from './floating-ip.ts';
+import { ensureFloatingIp, readAttached, type FloatingIpOutcome } from './floating-ip.ts';
 import { fromError, Journal } from './outcome.ts';
 import { ownership } from './ownership.ts';
 import { refusedLoadBalancerInput } from './refusal.ts';
@@ -48,11 +48,14 @@ async function ensureSteps(
     );
 
   if (found.kind === 'none') {
-    const started = ctx.now();
     const lb = await api.loadBalancer.loadBalancers.create(
       createBody(desired, { tags, serial: desired.serialApiCalls ?? false }),
       { signal: options.signal },
     );
+    // Octavia's worker starts when the API has accepted the create, not when we sent it: a slow
+    // answer (300 ms on a busy API) counted in would bring the look before ACTIVE, and a look
+    // that finds it PENDING waits by whole-second timestamps, a fine poll later.
+    const accepted = ctx.now();
     journal.loadBalancer = lb;
     journal.owned = true;
     journal.actions.push({
@@ -69,7 +72,7 @@ async function ensureSteps(
     return journal.pending(
       'LoadBalancerPending',
       // The floating IP's calls are part of the wait.
-      Math.max(afterWrite(policy, 'create') - (ctx.now() - started), Math.round(policy.initialMs / 4), 1),
+      Math.max(afterWrite(policy, 'create') - (ctx.now() - accepted), Math.round(policy.initialMs / 4), 1),
       `load balancer ${lb.id} created${message}`,
     );
   }
@@ -93,7 +96,12 @@ async function ensureSteps(
     );
   if (lb.provisioning_status !== 'ACTIVE') return pendingFor(ctx, journal, lb, '');
 
-  const state = await readState(api, lb, ownership(desired, owned), options);
+  // Every read the next write depends on goes out at once: the floating IP beside Octavia's
+  // children, the members of a load balancer no one shares beside its listeners and pools.
+  const attached = desired.floatingIp ? readAttached(api, lb, options) : undefined;
+  const state = await readState(api, lb, ownership(desired, owned), options, {
+    membersAhead: owned && foreignTags(identity, lb.tags).length === 0,
+  });
   const plan = planChanges(desired, state, {
     owned,
     tags,
@@ -102,7 +110,7 @@ async function ensureSteps(
   });
   if (plan.kind === 'conflict') return journal.failed('PortConflict', plan.message);
 
-  const fip = await floatingIpStep(ctx, desired, lb, owned, journal, options);
+  const fip = await floatingIpStep(ctx, desired, lb, owned, journal, options, attached);
   const fipNote = fip?.failure ? `; floating IP: ${fip.failure.message}` : '';
   // Nothing is written below a child Octavia still works on: it would be refused (409) until it settles.
   const [busy] = busyChildren(state, ctx.now());
@@ -132,9 +140,10 @@ async function floatingIpStep(
   owned: boolean,
   journal: Journal,
   options: CallOptions,
+  attached?: Promise<FloatingIp[]>,
 ): Promise<FloatingIpOutcome | undefined> {
   if (!desired.floatingIp) return undefined;
-  const out = await ensureFloatingIp(ctx.api, lb, desired.floatingIp, owned, options);
+  const out = await ensureFloatingIp(ctx.api, lb, desired.floatingIp, owned, options, attached);
   journal.actions.push(...out.actions);
   journal.warnings.push(...out.warnings);
   return out;

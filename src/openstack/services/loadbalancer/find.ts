@@ -54,8 +54,13 @@ export async function findLoadBalancer(
       .filter((n) => n !== identity.name)
       .map((n): [string, 'legacy'] => [n, 'legacy']),
   ];
-  for (const [name, how] of names) {
-    const found = (await api.loadBalancer.loadBalancers.list({ name }, { signal }).all()).filter(alive);
+  // One round trip for every name: a lookup by name is either the first (nothing recorded yet,
+  // where each name is asked anyway) or the last of a deletion (the recorded id is gone).
+  const lists = await Promise.all(
+    names.map(([name]) => api.loadBalancer.loadBalancers.list({ name }, { signal }).all()),
+  );
+  for (const [i, [name, how]] of names.entries()) {
+    const found = lists[i]!.filter(alive);
     if (found.length > 1) return { kind: 'multiple', name, ids: found.map((lb) => lb.id) };
     const lb = found[0];
     if (lb) return { kind: 'found', lb, owned: true, how };

@@ -63,16 +63,34 @@ export async function releaseFloatingIp(
   return { verb: 'disassociate', resource: 'floatingip', id: fip.id, name: fip.floating_ip_address };
 }
 
+/**
+ * The floating IPs on the load balancer's VIP port, read ahead: the engine starts this beside its
+ * read of Octavia, so the floating IP costs no round trip of its own before the next write. A
+ * failure surfaces where ensureFloatingIp awaits it (and is not left unhandled meanwhile).
+ */
+export function readAttached(
+  api: LoadBalancerApi,
+  lb: LoadBalancer,
+  options: CallOptions = {},
+): Promise<FloatingIp[]> | undefined {
+  if (!lb.vip_port_id) return undefined;
+  const read = api.network.floatingIps.list({ port_id: lb.vip_port_id }, { signal: options.signal }).all();
+  read.catch(() => undefined);
+  return read;
+}
+
+/** `attached`: readAttached's answer when it was started earlier; read here otherwise. */
 export async function ensureFloatingIp(
   api: LoadBalancerApi,
   lb: LoadBalancer,
   intent: FloatingIpIntent,
   owned: boolean,
   options: CallOptions = {},
+  attached?: Promise<FloatingIp[]>,
 ): Promise<FloatingIpOutcome> {
   const out: FloatingIpOutcome = { actions: [], warnings: [] };
   try {
-    await ensure(api, lb, intent, owned, out, options);
+    await ensure(api, lb, intent, owned, out, options, attached);
   } catch (err) {
     // A refusal about the floating IP (policy, quota, no route to the external network) must not
     // stop the load balancer's own reconcile: it is reported and retried. Transient failures go up.
@@ -95,11 +113,12 @@ async function ensure(
   owned: boolean,
   out: FloatingIpOutcome,
   options: CallOptions,
+  readAhead?: Promise<FloatingIp[]>,
 ): Promise<void> {
   const o = { signal: options.signal };
   const fips = api.network.floatingIps;
   if (!lb.vip_port_id) return;
-  const attached = await fips.list({ port_id: lb.vip_port_id }, o).all();
+  const attached = await (readAhead ?? fips.list({ port_id: lb.vip_port_id }, o).all());
 
   if (!intent.external) {
     // An internal Service releases the address it had while external; a shared load balancer's

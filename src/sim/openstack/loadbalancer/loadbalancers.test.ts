@@ -193,6 +193,37 @@ describe('octavia load balancers', () => {
     assert.equal(vip.status, 400, 'the VIP cannot change');
   });
 
+  it('journals when its worker settles a load balancer (GET /_sim/transitions), for a bench to time reactions', async () => {
+    const journal = async (since: number) =>
+      (await (await fetch(`${t.url}/_sim/transitions?since=${since}&service=octavia`)).json()) as {
+        transitions: { seq: number; at: number; resource: string; id: string; status: string }[];
+        last: number;
+      };
+    const { last } = await journal(0);
+    const lb = await activeLb(t, net.subnetId);
+    await t.request('octavia', 'PUT', `/v2/lbaas/loadbalancers/${lb.id}`, {
+      user: 'demo',
+      body: { loadbalancer: { description: 'touched' } },
+    });
+    await settled(t, lb.id);
+    const deletion = await t.request('octavia', 'DELETE', `/v2/lbaas/loadbalancers/${lb.id}`, {
+      user: 'demo',
+    });
+    assert.equal(deletion.status, 204);
+    await gone(t, lb.id);
+    const seen = (await journal(last)).transitions.filter((r) => r.id === lb.id);
+    assert.deepEqual(
+      seen.map((r) => [r.resource, r.status]),
+      [
+        ['loadbalancer', 'ACTIVE'],
+        ['loadbalancer', 'ACTIVE'],
+        ['loadbalancer', 'DELETED'],
+      ],
+    );
+    assert.ok(seen.every((r, i) => i === 0 || (r.seq > seen[i - 1]!.seq && r.at >= seen[i - 1]!.at)));
+    assert.equal((await fetch(`${t.url}/_sim/transitions?since=x`)).status, 400);
+  });
+
   it('cascade-deletes a load balancer and everything below it, and releases the VIP port', async () => {
     const res = await t.request('octavia', 'POST', '/v2/lbaas/loadbalancers', {
       user: 'demo',
