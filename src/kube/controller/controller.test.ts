@@ -217,6 +217,39 @@ describe('controllers against the emulator', () => {
     assert.equal(c.stats.requeuesAfter, 2);
   });
 
+  it('a reconcile that finds nothing left to do drops the requeue an earlier one asked for', async () => {
+    const ns = 'ctl-superseded';
+    const { mgr, run } = await manager(ns);
+    let calls = 0;
+    const c = mgr
+      .controller()
+      .for(kinds.ConfigMap)
+      .complete(async (req) => {
+        calls++;
+        // The first look asks to come back much later; a change wakes it sooner, and that look is done.
+        const done = (await mgr.client.get(kinds.ConfigMap, req))?.data?.['done'] === 'yes';
+        return done ? {} : { requeueAfterMs: 60_000 };
+      });
+    run();
+    const cm = await client.create(kinds.ConfigMap, configMap('waits', ns));
+    await eventually(() => calls === 1 && c.queue.waitingCount() === 1, { what: 'the first look requeued' });
+    const changed = await client.patch(
+      kinds.ConfigMap,
+      { namespace: ns, name: cm.metadata!.name! },
+      'merge',
+      {
+        data: { done: 'yes' },
+      },
+    );
+    await settled(mgr, c, kinds.ConfigMap, changed);
+    assert.equal(calls, 2);
+    assert.equal(
+      c.queue.waitingCount(),
+      0,
+      'the later verdict wins: no look left for the object that is done',
+    );
+  });
+
   it('for/owns/watches with predicates: spec changes, owned children and mapped objects wake the owner', async () => {
     const ns = 'ctl-graph';
     const { mgr, run } = await manager(ns);

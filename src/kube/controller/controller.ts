@@ -4,11 +4,16 @@
  *
  * | outcome                         | queue                                   |
  * | ------------------------------- | --------------------------------------- |
- * | `{}`                            | `forget` (back-off reset)               |
+ * | `{}`                            | `forget` (back-off reset), and a delay  |
+ * |                                 | still waiting for the key dropped       |
  * | `{ requeueAfterMs }`            | `forget`, then `addAfter(ms)`           |
  * | throws `TerminalError`          | `forget`; counted; no requeue           |
  * | throws `RetryAfterError`        | `addAfter(retryAfterMs)`                |
  * | throws anything else            | `addRateLimited` (per-key back-off)     |
+ *
+ * The one departure from controller-runtime: a reconcile that finds nothing left to do cancels the
+ * requeue an earlier reconcile of the same key asked for (or a back-off retry), since it read newer
+ * state; controller-runtime lets it fire and reconciles a finished object once more for nothing.
  *
  * The queue guarantees one worker per key; workers start once the caches of the controller's
  * sources are synced. On stop the controller takes no new key and waits for the reconciles in
@@ -195,6 +200,7 @@ export class Controller implements Runnable {
       this.metrics.reconciled('requeue_after', seconds);
       return;
     }
+    this.queue.cancelWaiting(key);
     this.metrics.reconciled('success', seconds);
   }
 

@@ -39,6 +39,11 @@ export class DelayingQueue<T> extends WorkQueue<T> {
     this.schedule();
   }
 
+  /** Drops the item's waiting entry, if any (its heap entry is skipped as superseded). */
+  cancelWaiting(item: T): void {
+    this.waiting.delete(item);
+  }
+
   /** Items waiting for their delay. */
   waitingCount(): number {
     return this.waiting.size;
