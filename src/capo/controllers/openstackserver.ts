@@ -48,6 +48,7 @@ import { AuthenticationError, EndpointNotFoundError } from '../../openstack/core
 import {
   backoffPolicy,
   instanceAddresses,
+  LookupCache,
   ServerEngine,
   volumeSpecs,
   type BackoffPolicy,
@@ -192,6 +193,11 @@ class OpenStackServerReconciler {
   private readonly poller: BuildPoller | undefined;
   /** The resourceVersion of our last write per object (namespace/name), while the cache may lag it. */
   private readonly written = new Map<string, string>();
+  /**
+   * Resolve lookups per identity (its client: one per credentials, region and cloud in the
+   * ScopeCache), so servers created together resolve their image, flavor and networks once.
+   */
+  private readonly lookups = new WeakMap<object, LookupCache>();
 
   constructor(
     mgr: Manager,
@@ -316,7 +322,9 @@ class OpenStackServerReconciler {
     }
     const serverSpec = toServerSpec(obj.metadata!.name!, spec, userData.value).spec!;
 
-    const engine = new ServerEngine(scope.client, { backoff: this.backoff });
+    let lookups = this.lookups.get(scope.client);
+    if (!lookups) this.lookups.set(scope.client, (lookups = new LookupCache()));
+    const engine = new ServerEngine(scope.client, { backoff: this.backoff, lookups });
     let result: EnsureResult;
     try {
       result = await engine.ensure(

@@ -23,6 +23,7 @@ import type { ServerApi } from './api.ts';
 import { backoffPolicy, type BackoffPolicy } from './backoff.ts';
 import type { EngineContext } from './context.ts';
 import { ensureServer } from './ensure.ts';
+import type { LookupCache } from './lookups.ts';
 import { removeServer } from './remove.ts';
 import { resolveServerSpec } from './resolve.ts';
 import type {
@@ -39,13 +40,23 @@ export interface EngineOptions {
   backoff?: Partial<BackoffPolicy> | undefined;
   /** The clock waits are measured with (tests). */
   now?: (() => number) | undefined;
+  /**
+   * Resolve lookups shared with the other servers of the same identity (one LookupCache per
+   * identity's client: never across credentials, which may see different images and networks).
+   */
+  lookups?: LookupCache | undefined;
 }
 
 export class ServerEngine {
   private readonly ctx: EngineContext;
 
   constructor(api: ServerApi, options: EngineOptions = {}) {
-    this.ctx = { api, policy: backoffPolicy(options.backoff), now: options.now ?? Date.now };
+    this.ctx = {
+      api,
+      policy: backoffPolicy(options.backoff),
+      now: options.now ?? Date.now,
+      lookups: options.lookups,
+    };
   }
 
   get policy(): BackoffPolicy {
@@ -64,6 +75,6 @@ export class ServerEngine {
 
   /** The lookups ensure starts with; throws DependencyError. */
   resolve(spec: ServerSpec, options: { signal?: AbortSignal | undefined } = {}): Promise<ResolvedServerSpec> {
-    return resolveServerSpec(this.ctx.api, spec, options.signal);
+    return resolveServerSpec(this.ctx.api, spec, options.signal, this.ctx.lookups);
   }
 }

@@ -33,7 +33,7 @@ async function steps(
 ): Promise<EnsureResult> {
   const { api, journal, policy, signal } = ctx;
   if (!state.resolved) {
-    state.resolved = await resolveServerSpec(api, spec, signal);
+    state.resolved = await resolveServerSpec(api, spec, signal, ctx.lookups);
     state.resources ??= { ports: [] };
     await record();
     return journal.pending({
