@@ -6,7 +6,7 @@
  * Each call reads the world afresh, makes the writes of one step (a port with its tags and trunk,
  * the volumes, the server; bounded by the spec's size) and returns:
  *   Ready   — ensure: the server is ACTIVE (with its addresses); remove: nothing is left;
- *   Pending — call again after `retryAfterMs` (just resolved, volumes creating, BUILD, deleting);
+ *   Pending — call again after `retryAfterMs` (volumes creating, BUILD, deleting);
  *   Failed  — with `terminal`: whether calling again can help (ERROR and 400s cannot).
  * It never sleeps or polls. Whatever it creates is handed to the caller's `record` before it goes
  * on, and found again by deterministic name when a process died before recording it, so a crash
