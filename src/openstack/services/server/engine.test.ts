@@ -83,7 +83,7 @@ describe('server engine', () => {
         'volume worker-a-root',
       ],
     );
-    const resolved = rec.calls[0]!.resolved!;
+    const resolved = rec.calls[0]!.resolved;
     assert.deepEqual(
       resolved.ports.map((p) => [p.name, p.networkID, p.trunk]),
       [
