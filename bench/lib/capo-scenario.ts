@@ -55,7 +55,7 @@ export function scaledServerOptions(scale: number, workers: number): OpenStackSe
   const s = scaledBy(scale);
   return {
     workers,
-    backoff: { initialMs: s(1_000), maxMs: s(10_000), idleMs: s(60_000) },
+    backoff: { initialMs: s(1_000), maxMs: s(10_000), idleMs: s(60_000), volumeCreateMs: s(3_000) },
     waitMs: s(15_000),
     errorInitialMs: s(1_000),
     errorMaxMs: s(15_000),
