@@ -132,6 +132,8 @@ export interface CapoRow extends MachinesFigures {
   queuedSec: Record<string, number>;
   /** The 1-minute load average when the machines were ready. */
   load: number;
+  /** CPU time of the whole process (emulators and controllers) per machine while creating, ms. */
+  cpuPerMachineMs: number;
   octavia: Calls;
   delOctavia: Calls;
   scale: CapoScaleFigures;
@@ -240,6 +242,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
         'controller',
       );
       const queuedBefore = await histogramSums(capo.registry, 'workqueue_queue_duration_seconds', 'name');
+      const cpuBefore = process.cpuUsage();
       t0 = performance.now();
       const sendAtOnce = Math.max(1, Math.min(N, opts.createConcurrency ?? N));
       let next = 0;
@@ -271,6 +274,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       const readyMs = performance.now() - t0;
       lag.disable();
       const load = loadavg()[0]!;
+      const cpu = process.cpuUsage(cpuBefore);
       const busySec = minus(
         await histogramSums(capo.registry, 'controller_runtime_reconcile_time_seconds', 'controller'),
         busyBefore,
@@ -329,6 +333,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
         busySec,
         queuedSec,
         load,
+        cpuPerMachineMs: (cpu.user + cpu.system) / 1000 / N,
         create: createCalls,
         octavia,
         reconciles: created,
@@ -458,6 +463,9 @@ export function printCapoMachines(run: CapoMachinesRun): void {
     printTable(
       ['gap', 'whose', 'median (s)', 'machines'],
       r.gaps.map((g) => [g.what, g.cloud ? 'cloud' : 'capo', (g.medianMs / 1000).toFixed(2), String(g.n)]),
+    );
+    console.log(
+      `  CPU (both emulators and capo, one process): ${r.cpuPerMachineMs.toFixed(0)} ms per machine`,
     );
     console.log(
       `  per machine: ${(r.split.totalMs / 1000).toFixed(1)} s created → ready, of which the cloud ` +
