@@ -465,7 +465,8 @@ export function printCapoMachines(run: CapoMachinesRun): void {
       r.gaps.map((g) => [g.what, g.cloud ? 'cloud' : 'capo', (g.medianMs / 1000).toFixed(2), String(g.n)]),
     );
     console.log(
-      `  CPU (both emulators and capo, one process): ${r.cpuPerMachineMs.toFixed(0)} ms per machine`,
+      `  CPU (both emulators and capo, one process): ${r.cpuPerMachineMs.toFixed(0)} ms per machine; ` +
+        `capo's Kubernetes requests: ${(r.scale.kubeRequests.create / N).toFixed(1)} per machine`,
     );
     console.log(
       `  per machine: ${(r.split.totalMs / 1000).toFixed(1)} s created → ready, of which the cloud ` +
