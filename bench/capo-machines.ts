@@ -14,7 +14,10 @@
  * aim), Nova, Neutron, Cinder and Octavia calls (the emulator's /_sim/stats) per machine, writes
  * and reads, the reconciles, the time until every OpenStackMachine is ready with a providerID
  * (wall, and unscaled = wall / TIME_SCALE, the time a real cloud of those figures would take),
- * p50/p90 of the per-machine time to ready, then the deletion of every Machine and what it cost,
+ * p50/p90 of the per-machine time to ready; where each machine's time went (bench/lib/capo-timeline.ts:
+ * the median gap between consecutive steps, the cloud's from the emulator's status journal, the
+ * controllers' from watching the objects), the workers' busy and queued time, CPU per machine, the
+ * event-loop delay and the load average; then the deletion of every Machine and what it cost,
  * what was left in the cloud, and the heap. The controllers' waits are CAPO's intervals scaled
  * like the cloud. Prints a table; asserts nothing. The scenario and the measuring are in bench/lib
  * (capo-scenario.ts, machines.ts), shared with bench/mapo-machines.ts, which runs this scenario

@@ -5,6 +5,7 @@
  * shares.
  */
 import { readFile } from 'node:fs/promises';
+import { loadavg } from 'node:os';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { join } from 'node:path';
 import { parseAllDocuments } from 'yaml';
@@ -37,6 +38,7 @@ import {
   type Calls,
   type MachinesFigures,
 } from './machines.ts';
+import { gapsOf, splitOf, TimelineRecorder, type GapFigures } from './capo-timeline.ts';
 
 const POLL_MS = 100;
 const CLUSTER = 'capo-demo';
@@ -53,7 +55,7 @@ export function scaledServerOptions(scale: number, workers: number): OpenStackSe
   const s = scaledBy(scale);
   return {
     workers,
-    backoff: { initialMs: s(1_000), maxMs: s(10_000), idleMs: s(60_000) },
+    backoff: { initialMs: s(1_000), maxMs: s(10_000), idleMs: s(60_000), volumeCreateMs: s(3_000) },
     waitMs: s(15_000),
     errorInitialMs: s(1_000),
     errorMaxMs: s(15_000),
@@ -118,6 +120,20 @@ export interface CapoScaleFigures {
 
 export interface CapoRow extends MachinesFigures {
   workers: number;
+  /** Where each machine's time went (bench/lib/capo-timeline.ts), unscaled medians. */
+  gaps: GapFigures[];
+  /** Per machine, the cloud's own time (volume + build) and everything else, unscaled medians. */
+  split: { cloudMs: number; restMs: number; totalMs: number };
+  /**
+   * Per controller, seconds of worker time (reconciles' total duration) and of waiting in the queue
+   * (ready but no worker free): at W workers, busy / W is the least time the work could take.
+   */
+  busySec: Record<string, number>;
+  queuedSec: Record<string, number>;
+  /** The 1-minute load average when the machines were ready. */
+  load: number;
+  /** CPU time of the whole process (emulators and controllers) per machine while creating, ms. */
+  cpuPerMachineMs: number;
   octavia: Calls;
   delOctavia: Calls;
   scale: CapoScaleFigures;
@@ -219,12 +235,23 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       const heapBefore = heapMb();
       const lag = monitorEventLoopDelay({ resolution: 10 });
       lag.enable();
+      const timeline = await TimelineRecorder.start(api, namespace, sim.url);
+      const busyBefore = await histogramSums(
+        capo.registry,
+        'controller_runtime_reconcile_time_seconds',
+        'controller',
+      );
+      const queuedBefore = await histogramSums(capo.registry, 'workqueue_queue_duration_seconds', 'name');
+      const cpuBefore = process.cpuUsage();
       t0 = performance.now();
       const sendAtOnce = Math.max(1, Math.min(N, opts.createConcurrency ?? N));
       let next = 0;
       await Promise.all(
         Array.from({ length: sendAtOnce }, async () => {
-          for (let i = next++; i < N; i = next++) for (const o of machineObjects(i)) await create(o);
+          for (let i = next++; i < N; i = next++) {
+            for (const o of machineObjects(i)) await create(o);
+            timeline.created(machineName(i));
+          }
         }),
       );
       const readyAt = new Map<string, number>();
@@ -246,6 +273,17 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       );
       const readyMs = performance.now() - t0;
       lag.disable();
+      const load = loadavg()[0]!;
+      const cpu = process.cpuUsage(cpuBefore);
+      const busySec = minus(
+        await histogramSums(capo.registry, 'controller_runtime_reconcile_time_seconds', 'controller'),
+        busyBefore,
+      );
+      const queuedSec = minus(
+        await histogramSums(capo.registry, 'workqueue_queue_duration_seconds', 'name'),
+        queuedBefore,
+      );
+      const lines = await timeline.finish(admin);
       const heapReady = heapMb();
       const kubeCreate = await kubeRequests(capo.registry);
       const snap = await stats(sim.url);
@@ -290,6 +328,12 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       rows.push({
         label: `capo (${workers} workers)`,
         workers,
+        gaps: gapsOf(lines, SCALE),
+        split: splitOf(lines, SCALE),
+        busySec,
+        queuedSec,
+        load,
+        cpuPerMachineMs: (cpu.user + cpu.system) / 1000 / N,
         create: createCalls,
         octavia,
         reconciles: created,
@@ -331,6 +375,22 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
   } finally {
     await env.close();
   }
+}
+
+/** A histogram's `_sum` per value of `label` (a controller's or a queue's name). */
+async function histogramSums(
+  registry: RunningCapoRegistry,
+  name: string,
+  label: string,
+): Promise<Record<string, number>> {
+  const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === name);
+  const out: Record<string, number> = {};
+  for (const v of metric?.values ?? []) {
+    if ((v as { metricName?: string }).metricName !== `${name}_sum`) continue;
+    const key = String(v.labels[label]);
+    out[key] = (out[key] ?? 0) + v.value;
+  }
+  return out;
 }
 
 /** `rest_client_requests_total` summed: every request the controllers' Kubernetes client sent. */
@@ -393,6 +453,33 @@ export function printCapoMachines(run: CapoMachinesRun): void {
       r.heapMb.toFixed(0),
     ]),
   );
+  for (const r of run.rows) {
+    const s = (sec: number | undefined) => (sec ?? 0).toFixed(1);
+    console.log(
+      `\n${r.workers} workers: where each machine's time went (unscaled medians; load average ${r.load.toFixed(2)}, ` +
+        `event-loop delay p50 / p99 / max ${r.scale.lagMs.p50.toFixed(0)} / ${r.scale.lagMs.p99.toFixed(0)} / ` +
+        `${r.scale.lagMs.max.toFixed(0)} ms)`,
+    );
+    printTable(
+      ['gap', 'whose', 'median (s)', 'machines'],
+      r.gaps.map((g) => [g.what, g.cloud ? 'cloud' : 'capo', (g.medianMs / 1000).toFixed(2), String(g.n)]),
+    );
+    console.log(
+      `  CPU (both emulators and capo, one process): ${r.cpuPerMachineMs.toFixed(0)} ms per machine; ` +
+        `capo's Kubernetes requests: ${(r.scale.kubeRequests.create / N).toFixed(1)} per machine`,
+    );
+    console.log(
+      `  per machine: ${(r.split.totalMs / 1000).toFixed(1)} s created → ready, of which the cloud ` +
+        `${(r.split.cloudMs / 1000).toFixed(1)} s (volume + build) and capo ${(r.split.restMs / 1000).toFixed(1)} s`,
+    );
+    console.log(
+      `  worker time (wall s): openstackmachine ${s(r.busySec['openstackmachine'])}, openstackserver ` +
+        `${s(r.busySec['openstackserver'])} → at ${r.workers} workers at least ` +
+        `${s((r.busySec['openstackserver'] ?? 0) / r.workers / SCALE)} s unscaled of the servers' work in a row; ` +
+        `waiting for a worker: ${s(r.queuedSec['openstackmachine'])} / ${s(r.queuedSec['openstackserver'])} s in all ` +
+        `(${s((r.queuedSec['openstackserver'] ?? 0) / N / SCALE)} s unscaled per machine for the servers)`,
+    );
+  }
   for (const r of run.rows) {
     console.log(`\n${r.workers} workers, create writes: Nova ${describeOps(r.create.nova.writeOps)}`);
     console.log(

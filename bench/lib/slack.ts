@@ -1,7 +1,7 @@
 /**
  * Where a controller's latency goes, told apart from the machine's load: the emulator journals
  * every request (`GET /_sim/requests`) and when its Octavia worker settled a load balancer
- * (`GET /_sim/transitions`), so a phase's wall time splits into the cloud's own work (each write
+ * (`GET /_sim/statuses`), so a phase's wall time splits into the cloud's own work (each write
  * until its load balancer settled) and the slack (everything else: the controller noticing the
  * event, noticing the settle, its calls before the next write, the bench seeing the result).
  * The event-loop lag of the run and the load average go with it: slack under a lag of the same
@@ -9,7 +9,8 @@
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { loadavg } from 'node:os';
-import type { RequestRecord, TransitionRecord } from '../../src/sim/openstack/core/stats.ts';
+import type { RequestRecord } from '../../src/sim/openstack/core/stats.ts';
+import type { StatusRecord } from '../../src/sim/openstack/core/status-log.ts';
 
 export interface Mark {
   requests: number;
@@ -46,7 +47,7 @@ export interface Timeline {
   load: [number, number];
 }
 
-async function journal<T>(simUrl: string, what: 'requests' | 'transitions', since: number, all = false) {
+async function journal<T>(simUrl: string, what: 'requests' | 'statuses', since: number, all = false) {
   const res = await fetch(`${simUrl}/_sim/${what}?since=${since}${all ? '' : '&service=octavia'}`);
   return (await res.json()) as { last: number; dropped: number } & Record<typeof what, T[]>;
 }
@@ -55,7 +56,7 @@ async function journal<T>(simUrl: string, what: 'requests' | 'transitions', sinc
 export async function mark(simUrl: string): Promise<Mark> {
   const [r, t] = await Promise.all([
     journal<RequestRecord>(simUrl, 'requests', 0),
-    journal<TransitionRecord>(simUrl, 'transitions', 0),
+    journal<StatusRecord>(simUrl, 'statuses', 0),
   ]);
   const lag = monitorEventLoopDelay({ resolution: 10 });
   lag.enable();
@@ -68,9 +69,9 @@ const LB_GET = 'GET /v2/lbaas/loadbalancers/{loadbalancer_id}';
 export async function timeline(simUrl: string, m: Mark): Promise<Timeline> {
   const end = Date.now();
   m.lag.disable();
-  const [{ requests }, { transitions }] = await Promise.all([
+  const [{ requests }, { statuses: transitions }] = await Promise.all([
     journal<RequestRecord>(simUrl, 'requests', m.requests),
-    journal<TransitionRecord>(simUrl, 'transitions', m.transitions),
+    journal<StatusRecord>(simUrl, 'statuses', m.transitions),
   ]);
   const rel = (at: number) => at - m.t0;
   if (process.env.SLACK_DUMP) {

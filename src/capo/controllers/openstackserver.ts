@@ -7,10 +7,11 @@
  *   reviewSpec (the spec is immutable: a refused change is a SpecAccepted=False condition and a
  *   Warning Event, and the accepted spec is what we act on) → instanceState ERROR is terminal →
  *   finalizer → credentials (identityRef, through the ScopeCache) → bootstrap data (userDataRef) →
- *   the engine: resolve, recorded in status.resolved before anything is created (the first step
- *   returns and we requeue at once), then ports (each id in status.resources.ports as soon as it
- *   exists), volumes, the server (status.instanceID at once) → instanceState, addresses, ready and
- *   the InstanceReady and Ready conditions.
+ *   the engine: resolve (lookups shared per identity for 10 s), recorded in status.resolved before
+ *   anything is created, then in the same step the ports (each id in status.resources.ports as soon
+ *   as it exists) beside the volumes (their names recorded before their create), the server
+ *   (status.instanceID at once) → instanceState, addresses, ready and the InstanceReady and Ready
+ *   conditions.
  * reconcileDelete: from status alone (status.resolved, status.resources with the volumes recorded
  *   before their create, instanceID; never a name derived from the spec): the engine adopts again by
  *   name, deletes the server, volumes, trunks and ports; the finalizer goes last. Nothing recorded
@@ -48,6 +49,7 @@ import { AuthenticationError, EndpointNotFoundError } from '../../openstack/core
 import {
   backoffPolicy,
   instanceAddresses,
+  LookupCache,
   ServerEngine,
   volumeSpecs,
   type BackoffPolicy,
@@ -192,6 +194,11 @@ class OpenStackServerReconciler {
   private readonly poller: BuildPoller | undefined;
   /** The resourceVersion of our last write per object (namespace/name), while the cache may lag it. */
   private readonly written = new Map<string, string>();
+  /**
+   * Resolve lookups per identity (its client: one per credentials, region and cloud in the
+   * ScopeCache), so servers created together resolve their image, flavor and networks once.
+   */
+  private readonly lookups = new WeakMap<object, LookupCache>();
 
   constructor(
     mgr: Manager,
@@ -316,7 +323,9 @@ class OpenStackServerReconciler {
     }
     const serverSpec = toServerSpec(obj.metadata!.name!, spec, userData.value).spec!;
 
-    const engine = new ServerEngine(scope.client, { backoff: this.backoff });
+    let lookups = this.lookups.get(scope.client);
+    if (!lookups) this.lookups.set(scope.client, (lookups = new LookupCache()));
+    const engine = new ServerEngine(scope.client, { backoff: this.backoff, lookups });
     let result: EnsureResult;
     try {
       result = await engine.ensure(
@@ -356,7 +365,6 @@ class OpenStackServerReconciler {
       case 'Pending':
         if (result.instanceState !== undefined) status.instanceState = result.instanceState;
         if (result.server) status.addresses = addressesOf(instanceAddresses(result.server));
-        if (result.reason === 'Resolved') return { requeueAfterMs: 1 };
         this.notReady(
           report,
           Reasons.InstanceNotReady,

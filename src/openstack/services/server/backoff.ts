@@ -14,14 +14,44 @@ export interface BackoffPolicy {
   maxMs: number;
   /** A server in a state nobody here is changing (SHUTOFF, PAUSED, …): CAPO's 60 s. */
   idleMs: number;
+  /**
+   * How long Cinder typically takes to make a volume (from an image) available: the first look is
+   * then; one that overruns it is looked at by the age of the overrun (half of it, from a quarter
+   * of `initialMs` up to `maxMs`). 0: by the volume's age alone. Default 3 s (a Ceph or LVM backend
+   * copying a cloud image; the emulator's realistic profile).
+   */
+  volumeCreateMs: number;
 }
+
+/** Cinder's typical time to make a volume from an image. */
+export const VOLUME_CREATE_MS = 3_000;
 
 export function backoffPolicy(p: Partial<BackoffPolicy> = {}): BackoffPolicy {
   const bounds = engineWaitBounds(p);
-  return { ...bounds, idleMs: Math.max(p.idleMs ?? 60_000, bounds.initialMs) };
+  return {
+    ...bounds,
+    idleMs: Math.max(p.idleMs ?? 60_000, bounds.initialMs),
+    volumeCreateMs: Math.max(0, p.volumeCreateMs ?? VOLUME_CREATE_MS),
+  };
 }
 
 /** Half the age of `since` (an OpenStack time), within the policy's bounds. */
 export function waitHint(since: string | null | undefined, now: number, policy: BackoffPolicy): number {
   return waitByAge(ageMs(parseOpenStackTime(since), now), policy);
+}
+
+/**
+ * A volume being made since `created` (Cinder's time, to the microsecond): until it should be
+ * available, then by how long it has overrun — a few quick looks right after the expected end
+ * (where most volumes are done), fewer and fewer after, so a slow Cinder is not polled harder.
+ */
+export function volumeWait(created: string | null | undefined, now: number, policy: BackoffPolicy): number {
+  const age = ageMs(parseOpenStackTime(created), now);
+  const expected = policy.volumeCreateMs;
+  if (expected <= 0) return waitByAge(age, policy);
+  if (age < expected) return expected - age;
+  return waitByAge(age - expected, {
+    initialMs: Math.max(1, Math.round(policy.initialMs / 4)),
+    maxMs: policy.maxMs,
+  });
 }

@@ -75,7 +75,9 @@ describe('server engine: killed between any two writes', () => {
         ),
         true,
       );
-      assert.equal(killed.writes(), k);
+      // Writes sent together (the ports beside the volumes) may all have been under way when the
+      // process died: each of them took effect too.
+      assert.ok(killed.writes() >= k);
 
       // A restarted controller: a new engine, only what was recorded.
       const restarted = new ServerEngine(w.os, { backoff: BACKOFF });

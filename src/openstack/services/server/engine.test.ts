@@ -5,6 +5,7 @@
  * are still cleaned; Nova refusing the create five times never makes a port more.
  */
 import assert from 'node:assert/strict';
+import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { addFault, clearFaults } from '../../core/testing/target.ts';
 import { ServerEngine } from './engine.ts';
@@ -19,7 +20,7 @@ import {
   teardown,
   type ServerWorld,
 } from './testing/fixtures.ts';
-import type { EnsureResult } from './types.ts';
+import type { EnsureResult, ServerState } from './types.ts';
 
 describe('server engine', () => {
   let w: ServerWorld;
@@ -54,13 +55,35 @@ describe('server engine', () => {
     const engine = new ServerEngine(api, { backoff: BACKOFF });
     const spec = machineSpec('worker-a');
     const rec = new Recorder();
+    // What exists of the machine when each state is recorded: nothing yet when the resolved spec is.
+    const existing: number[] = [];
+    const record = async (state: ServerState) => {
+      const ports = await w.os.network.ports.list({ name: 'worker-a-0' }).all();
+      const volumes = await w.os.blockStorage.volumes.list({ name: 'worker-a-root' }).all();
+      existing.push(ports.length + volumes.length);
+      await rec.record(state);
+    };
 
-    const first = await engine.ensure({ spec }, { record: rec.record });
+    const first = await engine.ensure({ spec }, { record });
     assert.equal(first.phase, 'Pending');
-    assert.equal(first.phase === 'Pending' && first.reason, 'Resolved');
-    assert.deepEqual(first.actions, [], 'nothing is created before the resolved spec is recorded');
-    assert.equal(rec.calls.length, 1);
-    const resolved = rec.state.resolved!;
+    assert.equal(first.phase === 'Pending' && first.reason, 'VolumeCreating');
+    assert.ok(rec.calls[0]!.resolved && rec.calls[0]!.resources?.ports.length === 0);
+    assert.equal(existing[0], 0, 'nothing is created before the resolved spec is recorded');
+    // The same call goes on: both ports, the trunk and both volumes asked for.
+    assert.deepEqual(
+      first.actions
+        .filter((a) => a.verb === 'create')
+        .map((a) => `${a.resource} ${a.name}`)
+        .sort(),
+      [
+        'port worker-a-0',
+        'port worker-a-pods',
+        'trunk worker-a-pods',
+        'volume worker-a-etcd',
+        'volume worker-a-root',
+      ],
+    );
+    const resolved = rec.calls[0]!.resolved;
     assert.deepEqual(
       resolved.ports.map((p) => [p.name, p.networkID, p.trunk]),
       [
@@ -263,13 +286,97 @@ describe('server engine', () => {
     assert.deepEqual(await census(w), baseline);
   });
 
+  it('asks for the volumes beside the ports: the root volume before the first port is answered', async () => {
+    const order: string[] = [];
+    let volumeAsked!: () => void;
+    const asked = new Promise<void>((resolve) => (volumeAsked = resolve));
+    const { ports } = w.os.network;
+    const { volumes } = w.os.blockStorage;
+    const api: ServerApi = {
+      compute: w.os.compute,
+      image: w.os.image,
+      network: {
+        ...w.os.network,
+        ports: {
+          ...ports,
+          create: async (body, o) => {
+            order.push(`port ${body.name} asked`);
+            // Held until the volume is asked for; sequential code never asks (the bound ends the wait).
+            await Promise.race([asked, sleep(5_000)]);
+            const port = await ports.create(body, o);
+            order.push(`port ${body.name} answered`);
+            return port;
+          },
+        },
+      },
+      blockStorage: {
+        ...w.os.blockStorage,
+        volumes: {
+          ...volumes,
+          create: (body, o) => {
+            order.push(`volume ${body.name} asked`);
+            volumeAsked();
+            return volumes.create(body, o);
+          },
+        },
+      },
+    };
+    const spec = machineSpec('side-by-side', { trunkPort: false });
+    const rec = new Recorder();
+    const first = await new ServerEngine(api, { backoff: BACKOFF }).ensure({ spec }, { record: rec.record });
+    assert.equal(first.phase === 'Pending' && first.reason, 'VolumeCreating', JSON.stringify(first));
+    assert.ok(
+      order.indexOf('volume side-by-side-root asked') < order.indexOf('port side-by-side-0 answered'),
+      order.join(', '),
+    );
+    // Recorded one at a time, each with all that was made before it: the last has both.
+    const last = rec.calls.at(-1)!;
+    assert.equal(last.resources?.ports.length, 1);
+    assert.deepEqual(
+      last.resources?.volumes?.map((v) => v.name),
+      ['side-by-side-root', 'side-by-side-etcd'],
+    );
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    assert.equal((await converge(engine, spec, rec)).result.phase, 'Ready');
+    assert.equal((await teardown(engine, 'side-by-side', rec)).result.phase, 'Ready');
+    assert.deepEqual(await census(w), baseline);
+  });
+
+  it('while its volumes are being made, a call reads only the volumes', async () => {
+    // Both volumes stay `creating` until the faults go.
+    await addFault(w.sim, { kind: 'stuck', service: 'cinder', resource: 'volume', times: 2 });
+    const spec = machineSpec('waits');
+    const rec = new Recorder();
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const first = await engine.ensure({ spec }, { record: rec.record });
+    assert.equal(first.phase === 'Pending' && first.reason, 'VolumeCreating', JSON.stringify(first));
+    w.sim.cloud.stats.reset();
+    const again = await engine.ensure({ spec, ...rec.state }, { record: rec.record });
+    assert.equal(again.phase === 'Pending' && again.reason, 'VolumeCreating');
+    const calls = Object.entries(w.sim.cloud.stats.snapshot().services).flatMap(([svc, s]) =>
+      Object.entries(s?.operations ?? {}).map(([op, o]) => `${o.count}× ${svc} ${op}`),
+    );
+    assert.deepEqual(
+      calls,
+      ['2× cinder GET /v3/{project_id}/volumes/detail'],
+      'one list per volume, nothing else',
+    );
+    await clearFaults(w.sim);
+    for (const name of ['waits-root', 'waits-etcd'])
+      for (const v of await w.os.blockStorage.volumes.list({ name }).all())
+        assert.ok(w.sim.cloud.forceState('cinder', 'volume', v.id, { status: 'available' }));
+    assert.equal((await teardown(engine, 'waits', rec)).result.phase, 'Ready');
+    assert.deepEqual(await census(w), baseline);
+  });
+
   it('remove with nothing recorded, or only the resolved spec, touches nothing', async () => {
     const engine = new ServerEngine(w.os, { backoff: BACKOFF });
     const r = await engine.remove({ name: 'never' });
     assert.equal(r.phase, 'Ready');
     const rec = new Recorder();
-    const first = await engine.ensure({ spec: machineSpec('only-resolved') }, { record: rec.record });
-    assert.equal(first.phase === 'Pending' && first.reason, 'Resolved');
+    const spec = machineSpec('only-resolved');
+    // The state recorded before anything is created (a process that died right after).
+    await rec.record({ resolved: await engine.resolve(spec), resources: { ports: [] } });
     const removal = await teardown(engine, 'only-resolved', rec);
     assert.equal(removal.result.phase, 'Ready');
     assert.deepEqual(

@@ -6,7 +6,7 @@
  * Each call reads the world afresh, makes the writes of one step (a port with its tags and trunk,
  * the volumes, the server; bounded by the spec's size) and returns:
  *   Ready   — ensure: the server is ACTIVE (with its addresses); remove: nothing is left;
- *   Pending — call again after `retryAfterMs` (just resolved, volumes creating, BUILD, deleting);
+ *   Pending — call again after `retryAfterMs` (volumes creating, BUILD, deleting);
  *   Failed  — with `terminal`: whether calling again can help (ERROR and 400s cannot).
  * It never sleeps or polls. Whatever it creates is handed to the caller's `record` before it goes
  * on, and found again by deterministic name when a process died before recording it, so a crash
@@ -23,6 +23,7 @@ import type { ServerApi } from './api.ts';
 import { backoffPolicy, type BackoffPolicy } from './backoff.ts';
 import type { EngineContext } from './context.ts';
 import { ensureServer } from './ensure.ts';
+import type { LookupCache } from './lookups.ts';
 import { removeServer } from './remove.ts';
 import { resolveServerSpec } from './resolve.ts';
 import type {
@@ -39,13 +40,23 @@ export interface EngineOptions {
   backoff?: Partial<BackoffPolicy> | undefined;
   /** The clock waits are measured with (tests). */
   now?: (() => number) | undefined;
+  /**
+   * Resolve lookups shared with the other servers of the same identity (one LookupCache per
+   * identity's client: never across credentials, which may see different images and networks).
+   */
+  lookups?: LookupCache | undefined;
 }
 
 export class ServerEngine {
   private readonly ctx: EngineContext;
 
   constructor(api: ServerApi, options: EngineOptions = {}) {
-    this.ctx = { api, policy: backoffPolicy(options.backoff), now: options.now ?? Date.now };
+    this.ctx = {
+      api,
+      policy: backoffPolicy(options.backoff),
+      now: options.now ?? Date.now,
+      lookups: options.lookups,
+    };
   }
 
   get policy(): BackoffPolicy {
@@ -64,6 +75,6 @@ export class ServerEngine {
 
   /** The lookups ensure starts with; throws DependencyError. */
   resolve(spec: ServerSpec, options: { signal?: AbortSignal | undefined } = {}): Promise<ResolvedServerSpec> {
-    return resolveServerSpec(this.ctx.api, spec, options.signal);
+    return resolveServerSpec(this.ctx.api, spec, options.signal, this.ctx.lookups);
   }
 }

@@ -1,10 +1,13 @@
 /**
  * ensure(): one call towards a running server. See engine.ts for the contract.
  *
- * Order (CAPO's OpenStackServer controller): resolve and record, then return so the caller saves it
- * (and its finalizer) before anything exists → adopt ports by name → ensure each port, recording
- * its id at once → adopt the server by name → volumes → create the server, recording its id → its
- * state. With a recorded instance id, only the server is read.
+ * Order: resolve and record (awaited: the caller saves it, with its finalizer, before anything
+ * exists) → while recorded volumes are still being made, only they are read → adopt ports by name →
+ * together: each port, recording its id at once; and the server adopted by name, else the volumes
+ * → create the server, recording its id → its state. With a recorded instance id, only the server
+ * is read. (CAPO returns after recording the resolved spec and makes ports before volumes; one
+ * call doing both and the volumes beside the ports saves a trip through the queue and the ports'
+ * time.)
  */
 import type { Server } from '../../compute/v2/servers.ts';
 import { OpenStackHttpError } from '../../core/errors.ts';
@@ -14,8 +17,16 @@ import { runCall } from './outcome.ts';
 import { adoptPorts, ensurePort } from './ports.ts';
 import { resolveServerSpec, volumeSpecs } from './resolve.ts';
 import { createServer, findServerByName, getServer, GONE_STATES, instanceAddresses } from './server.ts';
-import type { CallOptions, EnsureInput, EnsureResult, ServerSpec, ServerState } from './types.ts';
-import { ensureVolumes } from './volumes.ts';
+import type {
+  CallOptions,
+  EnsureInput,
+  EnsureResult,
+  ResolvedPortSpec,
+  ServerResources,
+  ServerSpec,
+  ServerState,
+} from './types.ts';
+import { ensureVolumes, listVolumes } from './volumes.ts';
 
 export async function ensureServer(
   engine: EngineContext,
@@ -33,14 +44,12 @@ async function steps(
 ): Promise<EnsureResult> {
   const { api, journal, policy, signal } = ctx;
   if (!state.resolved) {
-    state.resolved = await resolveServerSpec(api, spec, signal);
+    state.resolved = await resolveServerSpec(api, spec, signal, ctx.lookups);
     state.resources ??= { ports: [] };
+    // Recorded (awaited) before anything is created, so a crash from here on finds what we made
+    // through this record; the same call goes on (a second trip through the caller's queue would
+    // only wait behind every other object).
     await record();
-    return journal.pending({
-      reason: 'Resolved',
-      retryAfterMs: 0,
-      message: `spec of ${spec.name} resolved: ${state.resolved.ports.length} ports; recorded before anything is created`,
-    });
   }
   const resolved = state.resolved;
   const resources = (state.resources ??= { ports: [] });
@@ -55,27 +64,32 @@ async function steps(
     );
   }
 
-  if (await adoptPorts(api, resolved.ports, resources, signal)) await record();
-  const portIDs: string[] = [];
-  for (const [i, desired] of resolved.ports.entries()) {
-    const port = await ensurePort(ctx, desired, resources.ports[i]?.id, async (p) => {
-      if (resources.ports[i]?.id === p.id) return;
-      resources.ports[i] = { id: p.id };
-      await record();
-    });
-    portIDs.push(port.id);
-  }
-
-  // A server whose create answer was lost: adopt it rather than make a second one.
-  const existing = await findServerByName(ctx, spec.name);
-  if (existing) {
-    state.instanceID = existing.id;
-    await record();
-    return report(ctx, existing);
-  }
-
   const volumes = resolved.volumes ?? volumeSpecs(spec);
-  const made = await ensureVolumes(ctx, volumes, resolved.imageID, resources, record);
+  // Volumes still being made: nothing else can move (the server waits for them, and none of ours
+  // can exist yet), so only they are read until they are available.
+  const listed = await listVolumes(ctx, volumes, resources, resources.ports.length === resolved.ports.length);
+  if ('reason' in listed) return journal.pending(listed);
+
+  const adopted = await adoptPorts(api, resolved.ports, resources, signal);
+  if (adopted.grew) await record();
+  // The ports and the volumes together: a volume made from an image takes seconds, a port a
+  // fraction of one, and neither needs the other.
+  const [portIDs, serverOrVolumes] = await settled(
+    ensurePorts(ctx, resolved.ports, resources, adopted.missing, record),
+    (async () => {
+      // A server whose create answer was lost: adopt it rather than make a second one (before
+      // the volumes, which such a server holds).
+      const existing = await findServerByName(ctx, spec.name);
+      if (existing) return { existing };
+      return ensureVolumes(ctx, volumes, resolved.imageID, resources, record, listed.found);
+    })(),
+  );
+  if ('existing' in serverOrVolumes) {
+    state.instanceID = serverOrVolumes.existing.id;
+    await record();
+    return report(ctx, serverOrVolumes.existing);
+  }
+  const made = serverOrVolumes;
   if (!('ids' in made)) return journal.pending(made);
 
   let id: string;
@@ -99,6 +113,38 @@ async function steps(
     retryAfterMs: policy.initialMs,
     message: `server ${id} created`,
   });
+}
+
+/** Each port in order, its id recorded as soon as it exists; their ids. */
+async function ensurePorts(
+  ctx: StepContext,
+  desired: readonly ResolvedPortSpec[],
+  resources: ServerResources,
+  missing: number | undefined,
+  record: () => Promise<void>,
+): Promise<string[]> {
+  const portIDs: string[] = [];
+  for (const [i, spec] of desired.entries()) {
+    // The first port adoptPorts listed and did not find needs no second list.
+    const port = await ensurePort(ctx, spec, resources.ports[i]?.id, i === missing, async (p) => {
+      if (resources.ports[i]?.id === p.id) return;
+      resources.ports[i] = { id: p.id };
+      await record();
+    });
+    portIDs.push(port.id);
+  }
+  return portIDs;
+}
+
+/**
+ * Both results once both have settled (never one still writing after the call returned); the
+ * first failure, if any, thrown.
+ */
+async function settled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
 }
 
 /** The server's state as a result: ACTIVE is Ready, BUILD waits, ERROR is terminal. */

@@ -112,8 +112,8 @@ export function fromError(err: unknown, journal: Journal, policy: BackoffPolicy)
 
 /**
  * One ensure or remove call: a fresh journal over a copy of the recorded state, `record` handing
- * the caller a copy of it after each step that created or found something, and typed failures
- * turned into results.
+ * the caller a copy of it after each step that created or found something (never two at once),
+ * and typed failures turned into results.
  */
 export async function runCall<R>(
   engine: EngineContext,
@@ -124,8 +124,13 @@ export async function runCall<R>(
   const state = copyState(recorded);
   const journal = new Journal(state);
   const ctx: StepContext = { ...engine, journal, signal: options.signal };
-  const record = async () => {
-    await options.record?.(copyState(state));
+  // One record at a time, in the order asked (steps running side by side, the ports beside the
+  // volumes, both record): each is handed the state as it is when its turn comes.
+  let last: Promise<void> = Promise.resolve();
+  const record = (): Promise<void> => {
+    const mine = last.catch(() => {}).then(() => options.record?.(copyState(state)));
+    last = mine;
+    return mine;
   };
   try {
     return await steps(ctx, state, record);

@@ -32,24 +32,25 @@ function multiple(spec: ResolvedPortSpec, found: readonly Port[]): StepFailure {
 /**
  * Extends `resources.ports` in order with the ports found by name + network, stopping at the first
  * missing one (ports are created in order, so what follows a missing port was never made). Returns
- * whether anything was added; the caller records it before going on.
+ * whether anything was added (the caller records it before going on) and the index of the port
+ * listed and not found, if any (its ensurePort need not list it again).
  */
 export async function adoptPorts(
   api: ServerApi,
   desired: readonly ResolvedPortSpec[],
   resources: ServerResources,
   signal?: AbortSignal,
-): Promise<boolean> {
+): Promise<{ grew: boolean; missing: number | undefined }> {
   let grew = false;
   for (let i = resources.ports.length; i < desired.length; i++) {
     const spec = desired[i]!;
     const found = await portsNamed(api, spec, signal);
-    if (found.length === 0) break;
+    if (found.length === 0) return { grew, missing: i };
     if (found.length > 1) throw multiple(spec, found);
     resources.ports.push({ id: found[0]!.id });
     grew = true;
   }
-  return grew;
+  return { grew, missing: undefined };
 }
 
 /** Neutron's create body for a resolved port (without tags: many clouds refuse them at create). */
@@ -86,14 +87,16 @@ export function portCreateBody(spec: ResolvedPortSpec): PortCreateOpts {
 }
 
 /**
- * The port of `spec`: by the recorded id, else by name + network, else created. `onPort` is called
- * with the port as soon as its id is known, before tags and trunk, so the caller records it first.
- * Then the tags are completed and, for a trunk port, the trunk (named like the port, same tags).
+ * The port of `spec`: by the recorded id, else by name + network (unless `listedMissing`: this call
+ * has just listed it and found none), else created. `onPort` is called with the port as soon as
+ * its id is known, before tags and trunk, so the caller records it first. Then the tags are
+ * completed and, for a trunk port, the trunk (named like the port, same tags).
  */
 export async function ensurePort(
   ctx: StepContext,
   spec: ResolvedPortSpec,
   recordedID: string | undefined,
+  listedMissing: boolean,
   onPort: (port: Port) => Promise<void>,
 ): Promise<Port> {
   const { api, signal, journal } = ctx;
@@ -110,7 +113,7 @@ export async function ensurePort(
       );
     }
   } else {
-    const found = await portsNamed(api, spec, signal);
+    const found = listedMissing ? [] : await portsNamed(api, spec, signal);
     if (found.length > 1) throw multiple(spec, found);
     if (found[0]) {
       port = found[0];

@@ -38,7 +38,7 @@ async function steps(
   if (!resolved && state.instanceID === undefined) return gone();
 
   const resources = (state.resources ??= { ports: [] });
-  if (resolved && (await adoptPorts(api, resolved.ports, resources, signal))) await record();
+  if (resolved && (await adoptPorts(api, resolved.ports, resources, signal)).grew) await record();
 
   let server: Server | undefined;
   if (state.instanceID !== undefined) {

@@ -7,6 +7,7 @@ import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { ServerEngine } from './engine.ts';
 import { DependencyError } from './errors.ts';
+import { LookupCache } from './lookups.ts';
 import { portCreateBody } from './ports.ts';
 import { resolveServerSpec } from './resolve.ts';
 import { serverCreateRequest } from './server.ts';
@@ -86,6 +87,58 @@ describe('resolveServerSpec', () => {
       Object.entries(svc?.operations ?? {}).filter(([, o]) => o.count > 0),
     );
     assert.deepEqual(ops, []);
+  });
+
+  it("with the identity's LookupCache, a second server of the same spec resolves without a call", async () => {
+    const lookups = new LookupCache();
+    const reads = () => {
+      let n = 0;
+      for (const svc of Object.values(w.sim.cloud.stats.snapshot().services))
+        for (const [op, o] of Object.entries(svc?.operations ?? {})) if (op.startsWith('GET ')) n += o.count;
+      return n;
+    };
+    w.sim.cloud.stats.reset();
+    const first = await resolveServerSpec(w.os, machineSpec('rc-1'), undefined, lookups);
+    const afterFirst = reads();
+    assert.ok(
+      afterFirst >= 6,
+      `image, flavor, server group, networks, subnet, security group: ${afterFirst}`,
+    );
+    const second = await resolveServerSpec(w.os, machineSpec('rc-2'), undefined, lookups);
+    assert.equal(reads(), afterFirst, 'the second resolve is answered from the cache');
+    assert.equal(second.imageID, first.imageID);
+    assert.deepEqual(
+      second.ports.map((p) => [p.networkID, p.fixedIPs, p.securityGroups]),
+      first.ports.map((p) => [p.networkID, p.fixedIPs, p.securityGroups]),
+    );
+    assert.deepEqual(
+      second.ports.map((p) => p.name),
+      ['rc-2-0', 'rc-2-pods'],
+      'names stay per server',
+    );
+  });
+
+  it('a failed lookup is not kept: the network made after it is found by the next resolve', async () => {
+    const lookups = new LookupCache();
+    const late = spec({ ports: [{ network: { filter: { name: 'made-late' } } }] });
+    const err = await dependencyError(resolveServerSpec(w.os, late, undefined, lookups));
+    assert.equal(err.resource, 'network');
+    const net = await w.os.network.networks.create({ name: 'made-late' });
+    const r = await resolveServerSpec(w.os, late, undefined, lookups);
+    assert.equal(r.ports[0]!.networkID, net.id);
+  });
+
+  it('a kept answer expires after its time', async () => {
+    let now = 0;
+    const lookups = new LookupCache({ ttlMs: 1_000, now: () => now });
+    const answers = ['a', 'b'];
+    const lookup = () => Promise.resolve(answers.shift()!);
+    assert.equal(await lookups.get('k', lookup), 'a');
+    now = 999;
+    assert.equal(await lookups.get('k', lookup), 'a');
+    now = 1_000;
+    assert.equal(await lookups.get('k', lookup), 'b');
+    assert.equal(lookups.sent, 2);
   });
 
   it('no match names the filter', async () => {

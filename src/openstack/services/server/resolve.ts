@@ -7,6 +7,7 @@
 import type { TagFilters } from '../../core/resource.ts';
 import type { ServerApi } from './api.ts';
 import { DependencyError } from './errors.ts';
+import type { LookupCache } from './lookups.ts';
 import { blockDeviceVolumeName, portName, rootVolumeName } from './names.ts';
 import type {
   FixedIPSpec,
@@ -24,15 +25,21 @@ import type {
   VolumeAvailabilityZone,
 } from './types.ts';
 
-/** Lookups made once per resolve, however many ports share a network or a security group. */
-type Memo = Map<string, Promise<string>>;
+/**
+ * Lookups made once per resolve, however many ports share a network or a security group; and,
+ * with a LookupCache (the identity's), once for all the servers resolved within its time.
+ */
+interface Memo {
+  local: Map<string, Promise<string>>;
+  shared: LookupCache | undefined;
+}
 
 function memo(cache: Memo, key: unknown, lookup: () => Promise<string>): Promise<string> {
   const k = JSON.stringify(key);
-  let p = cache.get(k);
+  let p = cache.local.get(k);
   if (!p) {
-    p = lookup();
-    cache.set(k, p);
+    p = cache.shared ? cache.shared.get(k, lookup) : lookup();
+    cache.local.set(k, p);
   }
   return p;
 }
@@ -41,13 +48,25 @@ export async function resolveServerSpec(
   api: ServerApi,
   spec: ServerSpec,
   signal?: AbortSignal,
+  lookups?: LookupCache,
 ): Promise<ResolvedServerSpec> {
   validate(spec);
-  const cache: Memo = new Map();
+  const cache: Memo = { local: new Map(), shared: lookups };
   const o = { signal };
-  const imageID = await resolveImage(api, spec.image, o);
-  const flavorID = await resolveFlavor(api, spec, o);
-  const serverGroupID = spec.serverGroup ? await resolveServerGroup(api, spec.serverGroup, o) : undefined;
+  const { image, flavor, serverGroup } = spec;
+  const imageID =
+    'id' in image ? image.id : await memo(cache, ['image', image.filter], () => resolveImage(api, image, o));
+  const flavorID =
+    'id' in flavor
+      ? flavor.id
+      : await memo(cache, ['flavor', flavor.name], () => resolveFlavor(api, spec, o));
+  const serverGroupID = !serverGroup
+    ? undefined
+    : 'id' in serverGroup
+      ? serverGroup.id
+      : await memo(cache, ['server group', serverGroup.filter], () =>
+          resolveServerGroup(api, serverGroup, o),
+        );
   const serverGroups = await resolveSecurityGroups(api, cache, spec.securityGroups ?? [], o);
 
   const ports: ResolvedPortSpec[] = [];

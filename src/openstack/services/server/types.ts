@@ -316,8 +316,6 @@ export interface Ready extends Outcome {
 }
 
 export type PendingReason =
-  /** The spec was resolved and recorded: persist it (and the finalizer), then call again at once. */
-  | 'Resolved'
   /** A volume is being created by Cinder. */
   | 'VolumeCreating'
   /** The server was just created. */

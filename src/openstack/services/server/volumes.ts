@@ -8,7 +8,7 @@
  */
 import type { Volume, VolumeStatus } from '../../blockstorage/v3/volumes.ts';
 import { EndpointNotFoundError, isNotFound, OpenStackHttpError } from '../../core/errors.ts';
-import { waitHint } from './backoff.ts';
+import { volumeWait } from './backoff.ts';
 import type { StepContext } from './context.ts';
 import { StepFailure, type Wait } from './outcome.ts';
 import { defined } from './resolve.ts';
@@ -60,23 +60,14 @@ const BUSY: ReadonlySet<VolumeStatus> = new Set([
   'retyping',
 ]);
 
-/**
- * Gets or creates every volume; their ids by name once all are `available`, else a Wait (creating)
- * or a StepFailure (`error`, several of one name, or taken by another server).
- */
-export async function ensureVolumes(
+/** Cinder has these volumes' contents still to make; nothing has attached them yet. */
+const MAKING: ReadonlySet<VolumeStatus> = new Set(['creating', 'downloading']);
+
+/** Each volume of `specs` listed by name (its lookups said as a missing block storage when it is). */
+async function listByName(
   ctx: StepContext,
   specs: readonly ResolvedVolumeSpec[],
-  imageID: string,
-  resources: ServerResources,
-  record: () => Promise<void>,
-): Promise<{ ids: Map<string, string> } | Wait> {
-  const { api, signal, journal, policy } = ctx;
-  const ids = new Map<string, string>();
-  let oldestBusy: string | undefined;
-  const busy = (v: Volume) => {
-    if (oldestBusy === undefined || v.created_at < oldestBusy) oldestBusy = v.created_at;
-  };
+): Promise<Map<string, Volume[]>> {
   const found = new Map<string, Volume[]>();
   for (const spec of specs) {
     try {
@@ -86,6 +77,60 @@ export async function ensureVolumes(
       throw err;
     }
   }
+  return found;
+}
+
+/**
+ * The volumes listed by name, or a Wait when every port and volume has been made and a volume is
+ * still being made (`creating`, `downloading`) with the others `available` or being made too: no
+ * server of ours can hold them yet (one is created only once all are available), so nothing else
+ * needs reading until Cinder is done.
+ */
+export async function listVolumes(
+  ctx: StepContext,
+  specs: readonly ResolvedVolumeSpec[],
+  resources: ServerResources,
+  portsMade: boolean,
+): Promise<{ found: Map<string, Volume[]> } | Wait> {
+  if (specs.length === 0) return { found: new Map() };
+  const found = await listByName(ctx, specs);
+  if (!portsMade) return { found };
+  const volumes = specs.map((s) => found.get(s.name) ?? []);
+  if (volumes.some((v) => v.length !== 1)) return { found };
+  const one = volumes.map((v) => v[0]!);
+  const making = one.filter((v) => MAKING.has(v.status));
+  if (making.length === 0 || !one.every((v) => MAKING.has(v.status) || v.status === 'available'))
+    return { found };
+  if (!specs.every((s) => resources.volumes?.some((v) => v.name === s.name))) return { found };
+  return creating(ctx, making, specs.length);
+}
+
+function creating(ctx: StepContext, busy: readonly Volume[], of: number): Wait {
+  const oldest = busy.map((v) => v.created_at).sort()[0];
+  return {
+    reason: 'VolumeCreating',
+    retryAfterMs: volumeWait(oldest, ctx.now(), ctx.policy),
+    message: `${busy.length} of ${of} volumes are not available yet`,
+  };
+}
+
+/**
+ * Gets or creates every volume; their ids by name once all are `available`, else a Wait (creating)
+ * or a StepFailure (`error`, several of one name, or taken by another server). `listed`: the
+ * volumes this call already listed by name.
+ */
+export async function ensureVolumes(
+  ctx: StepContext,
+  specs: readonly ResolvedVolumeSpec[],
+  imageID: string,
+  resources: ServerResources,
+  record: () => Promise<void>,
+  listed?: Map<string, Volume[]>,
+): Promise<{ ids: Map<string, string> } | Wait> {
+  const { api, signal, journal } = ctx;
+  const ids = new Map<string, string>();
+  const busy: Volume[] = [];
+  const found = listed ?? (await listByName(ctx, specs));
   // Every name recorded before any create (and adopted ones too), so a crash right after a create
   // leaves a name the removal deletes.
   let grew = false;
@@ -136,15 +181,11 @@ export async function ensureVolumes(
             `volume ${volume.id} (${spec.name}) is ${volume.status}`,
             false,
           );
-        busy(volume);
+        busy.push(volume);
     }
   }
-  if (oldestBusy === undefined) return { ids };
-  return {
-    reason: 'VolumeCreating',
-    retryAfterMs: waitHint(oldestBusy, ctx.now(), policy),
-    message: `${specs.length - ids.size} of ${specs.length} volumes are not available yet`,
-  };
+  if (busy.length === 0) return { ids };
+  return creating(ctx, busy, specs.length);
 }
 
 /**

@@ -233,6 +233,7 @@ export class VolumeStore implements VolumeApi, Persistent {
       seq: ++this.seq,
     };
     this.volumes.set(v.id, v);
+    this.cloud.statuses.record('cinder', 'volume', v.id, v.status);
     const faults = this.cloud.faults;
     const fails = faults.take('error-on-create', 'cinder', 'volume', v.id);
     if (faults.take('stuck', 'cinder', 'volume', v.id)) this.stuck.add(v.id);
@@ -451,6 +452,7 @@ export class VolumeStore implements VolumeApi, Persistent {
 
   private setStatus(v: VolumeRecord, status: string): void {
     v.status = status;
+    this.cloud.statuses.record('cinder', 'volume', v.id, status);
     this.touch(v);
   }
 

@@ -17,7 +17,7 @@ import {
   releaseVolumes,
   type BlockDeviceRequest,
 } from './server-volumes.ts';
-import { POWER } from './states.ts';
+import { POWER, statusOf } from './states.ts';
 
 const NO_VALID_HOST = 'No valid host was found. There are not enough hosts available.';
 /** How long the build waits for Cinder to create boot volumes before giving up (in polls). */
@@ -35,6 +35,7 @@ export class Lifecycle {
 
   private touch(s: ServerRecord): void {
     s.updated_at = isoSeconds();
+    this.nova.cloud.statuses.record('nova', 'server', s.id, statusOf(s.vm_state, s.task_state));
     this.nova.cloud.changed();
   }
 
@@ -63,6 +64,7 @@ export class Lifecycle {
 
   build(s: ServerRecord, bdms: BlockDeviceRequest[]): void {
     const g = this.begin(s);
+    this.nova.cloud.statuses.record('nova', 'server', s.id, statusOf(s.vm_state, s.task_state));
     if (bdms.length > 0) this.pendingBdms.set(s.id, bdms);
     if (s.stuck) return;
     this.later(s, g, this.delay('nova.server.build', 0.2), () => this.schedule(s, g));

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { parse } from 'yaml';
 import { startOpenStackSim } from '../server.ts';
-import { startTestCloud, type TestCloud } from '../testing/harness.ts';
+import { eventually, startTestCloud, type TestCloud } from '../testing/harness.ts';
 
 const admin = async (t: TestCloud, method: string, path: string, body?: unknown) => {
   const res = await fetch(`${t.url}/_sim${path}`, {
@@ -79,6 +79,36 @@ describe('emulator admin API: faults, stats, profile', () => {
     const mine = (await admin(t, 'GET', `/requests?since=${start}&caller=side-a&service=neutron`)).body;
     assert.equal(mine.requests.length, 2);
     assert.equal((await admin(t, 'GET', '/requests?since=-1')).status, 400);
+  });
+
+  it('journals when each volume reached each status, to the millisecond', async () => {
+    const { last: start } = (await admin(t, 'GET', '/statuses?since=0')).body as { last: number };
+    const project = t.cloud.identity.validate(await t.token()).projectId ?? '';
+    const made = await t.request('cinder', 'POST', `/v3/${project}/volumes`, {
+      body: { volume: { name: 'journaled', size: 1 } },
+    });
+    assert.equal(made.status, 202);
+    const id = made.body.volume.id as string;
+    type Journal = { statuses: { seq: number; at: number; resource: string; id: string; status: string }[] };
+    const mine = (await eventually(
+      async () => {
+        const j = (await admin(t, 'GET', `/statuses?since=${start}&service=cinder`)).body as Journal;
+        const of = j.statuses.filter((r) => r.id === id);
+        return of.some((r) => r.status === 'available') ? of : undefined;
+      },
+      { what: 'the volume available in the journal' },
+    ))!;
+    assert.deepEqual(
+      mine.map((r) => [r.resource, r.status]),
+      [
+        ['volume', 'creating'],
+        ['volume', 'available'],
+      ],
+    );
+    assert.ok(mine[0]!.at <= mine[1]!.at);
+    const nova = (await admin(t, 'GET', `/statuses?since=${start}&service=nova`)).body as Journal;
+    assert.equal(nova.statuses.length, 0, 'filtered by service');
+    assert.equal((await admin(t, 'GET', '/statuses?since=x')).status, 400);
   });
 
   it('injects a 503 with Retry-After for a number of calls, in the service’s error format', async () => {

@@ -45,8 +45,8 @@ const problem = (status: number, message: string): SimResponse =>
  *   DELETE /_sim/stats                    reset them
  *   GET    /_sim/requests?since=&writes=&service=&caller=   the journal of requests with their
  *                                         User-Agent (caller), after the seq `since`
- *   GET    /_sim/transitions?since=&service=   when objects settled (PENDING_* → ACTIVE, ERROR,
- *                                         DELETED), after the seq `since`
+ *   GET    /_sim/statuses?since=&service=   when each server, volume, port and load balancer reached each status
+ *                                         (ms), after the seq `since`
  *   GET    /_sim/faults                   active faults
  *   POST   /_sim/faults                   add one (see FaultSpec)
  *   DELETE /_sim/faults[/{id}]            remove all, or one
@@ -86,11 +86,11 @@ export function handleAdmin(cloud: EmulatedCloud, method: string, url: URL, raw:
         }),
       );
     }
-    case 'GET transitions': {
+    case 'GET statuses': {
       const since = Number(url.searchParams.get('since') ?? '0');
       if (!Number.isInteger(since) || since < 0)
-        return problem(400, 'since: write the seq of the last transition you read (0 for the oldest kept)');
-      return json(200, cloud.stats.transitions(since, optional('service', url.searchParams.get('service'))));
+        return problem(400, 'since: write the seq of the last status you read (0 for the oldest kept)');
+      return json(200, cloud.statuses.since(since, optional('service', url.searchParams.get('service'))));
     }
     case 'GET faults':
       return json(200, { faults: cloud.faults.list() });

@@ -9,6 +9,7 @@ import { requestId as newRequestId } from './ids.ts';
 import { Router } from './router.ts';
 import { Scheduler } from './scheduler.ts';
 import { NO_CALLER, Stats } from './stats.ts';
+import { StatusLog } from './status-log.ts';
 import { resolveProfile, Timing, type ProfileOverrides } from './timing.ts';
 import type { Persistent, Route, ServiceDefinition, ServiceName, SimRequest, SimResponse } from './types.ts';
 import { handleAdmin } from './admin.ts';
@@ -53,6 +54,8 @@ export class EmulatedCloud {
   readonly scheduler = new Scheduler();
   readonly faults: Faults;
   readonly stats = new Stats();
+  /** When each server, volume, port and load balancer reached each status (GET /_sim/statuses). */
+  readonly statuses = new StatusLog();
   readonly log: Logger | undefined;
 
   private readonly services = new Map<string, Mounted>();

@@ -46,23 +46,6 @@ export interface RequestRecord {
   write: boolean;
 }
 
-/**
- * One object reaching its state by the cloud's own work (a PENDING_* settling), in the journal of
- * transitions: what a benchmark measures a controller's reaction from.
- */
-export interface TransitionRecord {
-  /** Increasing from 1 over the cloud's life, as the requests' seq (a sequence of its own). */
-  seq: number;
-  /** When the object reached `status`: epoch milliseconds, comparable with the requests' `at`. */
-  at: number;
-  service: string;
-  /** `loadbalancer`. */
-  resource: string;
-  id: string;
-  /** What it settled to: ACTIVE, ERROR, DELETED. */
-  status: string;
-}
-
 export const NO_CALLER = '(none)';
 /** Requests kept in the journal; the oldest go first. */
 export const REQUEST_LOG_CAPACITY = 100_000;
@@ -80,8 +63,6 @@ export class Stats {
   private readonly log: RequestRecord[] = [];
   private readonly capacity: number;
   private seq = 0;
-  private readonly settles: TransitionRecord[] = [];
-  private settleSeq = 0;
 
   constructor(capacity = REQUEST_LOG_CAPACITY) {
     this.capacity = capacity;
@@ -133,25 +114,6 @@ export class Stats {
         (filter.caller === undefined || r.caller === filter.caller),
     );
     return { requests, last: this.seq, dropped };
-  }
-
-  /** `resource` `id` of `service` has reached `status` (its worker is done). */
-  settled(service: string, resource: string, id: string, status: string): void {
-    this.settles.push({ seq: ++this.settleSeq, at: Date.now(), service, resource, id, status });
-    if (this.settles.length > this.capacity) this.settles.splice(0, this.settles.length - this.capacity);
-  }
-
-  /** The transitions after `since` (a `seq`), oldest first; `dropped` as for requests(). */
-  transitions(
-    since = 0,
-    filter: { service?: string } = {},
-  ): { transitions: TransitionRecord[]; last: number; dropped: number } {
-    const first = this.settles[0]?.seq ?? this.settleSeq + 1;
-    const dropped = Math.max(0, first - since - 1);
-    const transitions = this.settles.filter(
-      (t) => t.seq > since && (filter.service === undefined || t.service === filter.service),
-    );
-    return { transitions, last: this.settleSeq, dropped };
   }
 
   /** Resets the counters; the journal keeps its sequence (readers go on from their last `seq`). */

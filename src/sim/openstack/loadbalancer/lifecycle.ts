@@ -178,7 +178,7 @@ export class Lifecycle {
       lb.provisioning_status = t.lbFinal;
       lb.updated_at = now;
     }
-    this.cloud.stats.settled('octavia', 'loadbalancer', lb.id, t.lbFinal);
+    this.cloud.statuses.record('octavia', 'loadbalancer', lb.id, t.lbFinal);
     this.cloud.changed();
   }
 

@@ -193,10 +193,10 @@ describe('octavia load balancers', () => {
     assert.equal(vip.status, 400, 'the VIP cannot change');
   });
 
-  it('journals when its worker settles a load balancer (GET /_sim/transitions), for a bench to time reactions', async () => {
+  it('journals when its worker settles a load balancer (GET /_sim/statuses), for a bench to time reactions', async () => {
     const journal = async (since: number) =>
-      (await (await fetch(`${t.url}/_sim/transitions?since=${since}&service=octavia`)).json()) as {
-        transitions: { seq: number; at: number; resource: string; id: string; status: string }[];
+      (await (await fetch(`${t.url}/_sim/statuses?since=${since}&service=octavia`)).json()) as {
+        statuses: { seq: number; at: number; resource: string; id: string; status: string }[];
         last: number;
       };
     const { last } = await journal(0);
@@ -211,7 +211,7 @@ describe('octavia load balancers', () => {
     });
     assert.equal(deletion.status, 204);
     await gone(t, lb.id);
-    const seen = (await journal(last)).transitions.filter((r) => r.id === lb.id);
+    const seen = (await journal(last)).statuses.filter((r) => r.id === lb.id);
     assert.deepEqual(
       seen.map((r) => [r.resource, r.status]),
       [
@@ -221,7 +221,7 @@ describe('octavia load balancers', () => {
       ],
     );
     assert.ok(seen.every((r, i) => i === 0 || (r.seq > seen[i - 1]!.seq && r.at >= seen[i - 1]!.at)));
-    assert.equal((await fetch(`${t.url}/_sim/transitions?since=x`)).status, 400);
+    assert.equal((await fetch(`${t.url}/_sim/statuses?since=x`)).status, 400);
   });
 
   it('cascade-deletes a load balancer and everything below it, and releases the VIP port', async () => {

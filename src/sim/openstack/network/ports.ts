@@ -385,6 +385,7 @@ export function scheduleWiring(state: NeutronState, port: PortRecord): void {
 export function setStatus(state: NeutronState, port: PortRecord, status: string): void {
   if (port.status !== status) {
     port.status = status;
+    state.cloud.statuses.record('neutron', 'port', port.id, status);
     state.bump(port);
   }
   const trunkId = state.trunkByParent.get(port.id);
