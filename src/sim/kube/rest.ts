@@ -479,9 +479,13 @@ export class Rest {
     now: string,
   ): void {
     // A request that sends managedFields replaces them (`[{}]` resets); otherwise the live ones carry on.
-    const sent = decodeManagedFields(metaOf(obj).managedFields);
+    // A patch or update that carries the live ones back (the usual case) decodes nothing: the
+    // live object's managers are known (apply.ts keeps them beside the stored array).
+    const raw = metaOf(obj).managedFields;
+    const carried = old !== undefined && deepEqual(raw, metaOf(old).managedFields);
+    const sent = carried ? undefined : decodeManagedFields(raw);
     const base =
-      sent && sent.length && !(old && deepEqual(metaOf(obj).managedFields, metaOf(old).managedFields))
+      sent && sent.length
         ? sent.filter((m) => m.entry.manager !== '' || m.fields.size > 0)
         : this.managersOf(old);
     const next = trackUpdate(base, old, obj, {
