@@ -62,6 +62,7 @@ import {
   type ServiceAllocator,
   type StrategyContext,
 } from './types.ts';
+import { cloneJson } from '../../lib/json.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -374,7 +375,7 @@ export class Rest {
 
   private decodeBody(def: ResourceDef, body: unknown, what: string): Obj {
     if (!isObj(body)) throw apiErrors.badRequest(`Object '${what}' is missing in '${JSON.stringify(body)}'`);
-    const o = structuredClone(body);
+    const o = cloneJson(body);
     const kind = asString(o.kind);
     const apiVersion = asString(o.apiVersion);
     if (kind !== undefined && kind !== def.kind) {
@@ -910,7 +911,7 @@ export class Rest {
     const accepted: 200 | 202 = opts.orphanDependents === false ? 202 : 200;
     const key = this.key(def, namespace, name);
 
-    let obj = structuredClone(old);
+    let obj = cloneJson(old);
     const graceful = def.strategy.gracefulDelete?.(ctx, obj);
     if (graceful) obj = graceful;
     const m = meta(obj);
