@@ -21,6 +21,11 @@ describe('kube emulator: object semantics over HTTP', () => {
     assert.equal(version.body.major, '1');
   });
 
+  it('keeps idle connections 30 s and says so, so busy clients reuse them instead of reconnecting', async () => {
+    const r = await k.req('GET', '/api/v1/namespaces/default');
+    assert.equal(r.headers.get('keep-alive'), 'timeout=30');
+  });
+
   it('stamps uid, creationTimestamp and resourceVersion on create, 201, and returns it on get', async () => {
     const r = await k.req('POST', CM, configMap('stamp', { a: '1' }));
     assert.equal(r.status, 201);
