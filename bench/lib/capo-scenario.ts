@@ -252,12 +252,9 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       t0 = performance.now();
       const { readyAt, stop: stopReady } = watchReady(osms, t0);
       const sendAtOnce = Math.max(1, Math.min(N, opts.createConcurrency ?? N));
-      let next = 0;
-      await Promise.all(
-        Array.from({ length: sendAtOnce }, async () => {
-          for (let i = next++; i < N; i = next++) for (const o of machineObjects(i)) await create(o);
-        }),
-      );
+      await forEachMachine(N, sendAtOnce, async (i) => {
+        for (const o of machineObjects(i)) await create(o);
+      });
       let lastSaid = 0;
       await eventually(
         () => {
@@ -281,15 +278,14 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       const octavia = callsOf(snap, 'octavia');
       const created = minus(await reconciles(capo.registry), before);
 
-      // Every Machine deleted at once: the garbage collector takes the OpenStackMachines, whose
+      // Every Machine deleted (as many requests at once as when creating: a thousand connections
+      // opened together time out): the garbage collector takes the OpenStackMachines, whose
       // finalizers wait for their OpenStackServers, whose finalizers wait for OpenStack.
       await resetStats(sim.url);
       t0 = performance.now();
-      await Promise.all(
-        Array.from({ length: N }, (_, i) =>
-          api.delete(capoKinds.Machine, { namespace, name: machineName(i) }),
-        ),
-      );
+      await forEachMachine(N, sendAtOnce, async (i) => {
+        await api.delete(capoKinds.Machine, { namespace, name: machineName(i) });
+      });
       await eventually(
         () => osms.list().length === 0 && servers.list().length === 0,
         wait(`${N} machines deleted`),
@@ -357,6 +353,16 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
     stopWatching();
     await env.close();
   }
+}
+
+/** `fn(i)` for i in 0…n−1, at most `atOnce` at a time. */
+async function forEachMachine(n: number, atOnce: number, fn: (i: number) => Promise<void>): Promise<void> {
+  let next = 0;
+  await Promise.all(
+    Array.from({ length: Math.min(n, atOnce) }, async () => {
+      for (let i = next++; i < n; i = next++) await fn(i);
+    }),
+  );
 }
 
 /** When each OpenStackMachine became ready with a providerID (ms after `t0`), as the watch saw it. */
