@@ -205,6 +205,8 @@ const SHAPES: Shape[] = [
       metadata: { name: `svc-${i}`, namespace: NS },
       spec: {
         type: 'LoadBalancer',
+        // The node port range holds 2,768: at 5,000 Services, load balancers without node ports.
+        allocateLoadBalancerNodePorts: false,
         selector: { app: `a${i}` },
         ports: [{ name: 'http', port: 80, targetPort: 8080, protocol: 'TCP' }],
       },
