@@ -35,7 +35,7 @@ import {
   registerOpenStackServerController,
   type OpenStackServerControllerOptions,
 } from './controllers/openstackserver.ts';
-import { CAPO_UNCACHED_KINDS } from './cache.ts';
+import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS } from './cache.ts';
 import { ScopeCache } from './identity.ts';
 
 /** CAPO's LeaderElectionID. */
@@ -168,7 +168,7 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
     qps: opts.kubeApiQps,
     burst: opts.kubeApiBurst,
     disableCacheFor: CAPO_UNCACHED_KINDS,
-    ...(opts.syncPeriodMs > 0 ? { informers: { resyncPeriodMs: opts.syncPeriodMs } } : {}),
+    informers: { ...CAPO_INFORMERS, ...(opts.syncPeriodMs > 0 ? { resyncPeriodMs: opts.syncPeriodMs } : {}) },
     ...(opts.health ? { healthProbe: { ...opts.health, metrics: false } } : {}),
     ...(metrics ? { metricsServer: metrics.serving } : {}),
     ...(deps.gracefulShutdownTimeoutMs !== undefined

@@ -13,12 +13,13 @@
 import type { KubeClient } from './client.ts';
 import type { KubernetesObject, ResourceType } from './resource.ts';
 import { objectKey } from './resource.ts';
+import { cloneJson } from '../lib/json.ts';
 
 type Json = null | boolean | number | string | Json[] | { [k: string]: Json };
 
 /** A deep, mutable copy (cached objects are frozen). */
 export function clone<T>(obj: T): T {
-  return structuredClone(obj);
+  return cloneJson(obj);
 }
 
 function isObject(v: unknown): v is Record<string, unknown> {

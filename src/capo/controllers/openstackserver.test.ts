@@ -94,6 +94,13 @@ describe('OpenStackServer controller', () => {
     const s = await readyServer(name);
     const st = s.status!;
     assert.equal(st.instanceState, 'ACTIVE');
+    // capo caches its objects without managedFields (CAPO_INFORMERS); the API server keeps them.
+    const cached = capo.manager.informers
+      .informerFor(capoKinds.OpenStackServer)
+      .get(`${s.metadata!.namespace!}/${name}`);
+    assert.equal(cached?.metadata?.uid, s.metadata?.uid);
+    assert.equal(cached?.metadata?.managedFields, undefined);
+    assert.ok(s.metadata?.managedFields?.length);
     assert.match(st.instanceID ?? '', /^[0-9a-f-]{36}$/);
     assert.equal(st.resources?.ports?.length, 2);
     assert.deepEqual(

@@ -34,7 +34,7 @@ import { capoCustomResourceDefinitions } from '../api/files.ts';
 import { customResourceDefinition, type CustomResourceDefinition } from '../../kube/crd/kind.ts';
 import { capoConversions } from '../api/webhook.ts';
 import { serveConversionWebhook, type RunningWebhook } from '../../kube/conversion/webhook.ts';
-import { CAPO_UNCACHED_KINDS } from '../cache.ts';
+import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS } from '../cache.ts';
 import { CLOUDS_YAML_KEY, ScopeCache } from '../identity.ts';
 import {
   OPENSTACK_MACHINE_CONTROLLER,
@@ -337,6 +337,7 @@ export function startCapo(env: CapoEnv, opts: StartCapoOptions = {}): Promise<Ru
     kubeConfig: kubeConfigFrom(opts.kubeconfig ?? env.kube.kubeconfigPath),
     qps: 0,
     disableCacheFor: CAPO_UNCACHED_KINDS,
+    informers: CAPO_INFORMERS,
     log,
     registry,
     gracefulShutdownTimeoutMs: opts.gracefulShutdownTimeoutMs ?? 5_000,

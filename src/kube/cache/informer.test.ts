@@ -113,6 +113,36 @@ describe('informer against the emulator', () => {
     }, TypeError);
   });
 
+  it('strips managedFields from what it caches when asked (listed and watched), and keeps them otherwise', async () => {
+    const n = await ns('inf-strip');
+    await client.create(kinds.ConfigMap, configMap('listed', n, { a: '1' }));
+    const stripped = start<V1ConfigMap>({ type: kinds.ConfigMap, namespace: n, stripManagedFields: true });
+    const kept = start<V1ConfigMap>({ type: kinds.ConfigMap, namespace: n });
+    await Promise.all([stripped.informer.waitForSync(), kept.informer.waitForSync()]);
+    await client.create(kinds.ConfigMap, configMap('watched', n, { a: '1' }));
+    await client.patch(kinds.ConfigMap, { namespace: n, name: 'listed' }, 'merge', { data: { a: '2' } });
+    await eventually(
+      () =>
+        stripped.rec.adds.includes('watched') &&
+        stripped.rec.updates.some((u) => u[0] === 'listed') &&
+        kept.rec.adds.includes('watched') &&
+        kept.rec.updates.some((u) => u[0] === 'listed'),
+      { what: 'the add and the update in both caches' },
+    );
+    for (const name of ['listed', 'watched']) {
+      assert.equal(stripped.informer.get(`${n}/${name}`)?.metadata?.managedFields, undefined, name);
+      assert.ok(kept.informer.get(`${n}/${name}`)?.metadata?.managedFields?.length, name);
+    }
+    // A write from the stripped copy leaves the server's managedFields alone.
+    const cm = structuredClone(stripped.informer.get(`${n}/listed`)!);
+    cm.data = { a: '3' };
+    const written = await client.update(kinds.ConfigMap, cm);
+    assert.ok(written.metadata?.managedFields?.length);
+    stripped.stop.abort();
+    kept.stop.abort();
+    await Promise.all([stripped.done, kept.done]);
+  });
+
   it('indexes by namespace, owner uid and a custom key (providerID)', async () => {
     for (const name of ['node-a', 'node-b', 'node-c']) {
       await client.create(kinds.Node, {

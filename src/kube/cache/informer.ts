@@ -54,6 +54,13 @@ export interface InformerOptions<T extends KubernetesObject> {
   indexers?: Readonly<Record<string, IndexFunc<T>>>;
   /** List page size (limit/continue). */
   pageSize?: number;
+  /**
+   * Drop `metadata.managedFields` from every object before it is cached (controller-runtime's
+   * `cache.TransformStripManagedFields`): for controllers that never read them, a third or more of
+   * each cached object's memory and of the work to freeze it. Writes are unaffected: an update or
+   * patch that carries no managedFields leaves the live ones as they are.
+   */
+  stripManagedFields?: boolean;
   /** Every this often, `onUpdate(obj, obj)` for every cached object; 0 (default) never. */
   resyncPeriodMs?: number;
   /** Server-side watch timeout; by default 5–10 minutes, spread as client-go does. */
@@ -288,7 +295,7 @@ export class Informer<T extends KubernetesObject> {
     resourceVersion: string,
     page: { items: T[]; continue: string | undefined },
   ): InformerState<T> {
-    for (const item of page.items) buffer.push(item);
+    for (const item of page.items) buffer.push(this.admit(item));
     if (page.continue) return { kind: 'InitPage', continue: page.continue, resourceVersion, buffer };
     this.commit(buffer);
     return { kind: 'InitListed', resourceVersion };
@@ -351,7 +358,15 @@ export class Informer<T extends KubernetesObject> {
     return { kind: 'InitListed', resourceVersion: rv };
   }
 
-  private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', obj: T): void {
+  /** What the cache keeps of an object from the API server. */
+  private admit(obj: T): T {
+    if (this.opts.stripManagedFields && obj.metadata?.managedFields !== undefined)
+      delete obj.metadata.managedFields;
+    return obj;
+  }
+
+  private apply(type: 'ADDED' | 'MODIFIED' | 'DELETED', received: T): void {
+    const obj = this.admit(received);
     if (type === 'DELETED') {
       this.store.delete(keyOf(obj));
       // The watch's final object is newer than anything cached: it is the last known state.

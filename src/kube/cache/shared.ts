@@ -20,7 +20,7 @@ export interface InformerSelection<T> {
 
 export type InformerDefaults = Pick<
   InformerOptions<KubernetesObject>,
-  'pageSize' | 'resyncPeriodMs' | 'watchTimeoutSeconds' | 'stalenessMs' | 'backoff'
+  'pageSize' | 'resyncPeriodMs' | 'watchTimeoutSeconds' | 'stalenessMs' | 'backoff' | 'stripManagedFields'
 >;
 
 export interface SharedInformersOptions {

@@ -62,6 +62,7 @@ import {
   type ServiceAllocator,
   type StrategyContext,
 } from './types.ts';
+import { cloneJson } from '../../lib/json.ts';
 
 export type FieldValidation = 'Ignore' | 'Warn' | 'Strict';
 
@@ -374,7 +375,7 @@ export class Rest {
 
   private decodeBody(def: ResourceDef, body: unknown, what: string): Obj {
     if (!isObj(body)) throw apiErrors.badRequest(`Object '${what}' is missing in '${JSON.stringify(body)}'`);
-    const o = structuredClone(body);
+    const o = cloneJson(body);
     const kind = asString(o.kind);
     const apiVersion = asString(o.apiVersion);
     if (kind !== undefined && kind !== def.kind) {
@@ -479,9 +480,13 @@ export class Rest {
     now: string,
   ): void {
     // A request that sends managedFields replaces them (`[{}]` resets); otherwise the live ones carry on.
-    const sent = decodeManagedFields(metaOf(obj).managedFields);
+    // A patch or update that carries the live ones back (the usual case) decodes nothing: the
+    // live object's managers are known (apply.ts keeps them beside the stored array).
+    const raw = metaOf(obj).managedFields;
+    const carried = old !== undefined && deepEqual(raw, metaOf(old).managedFields);
+    const sent = carried ? undefined : decodeManagedFields(raw);
     const base =
-      sent && sent.length && !(old && deepEqual(metaOf(obj).managedFields, metaOf(old).managedFields))
+      sent && sent.length
         ? sent.filter((m) => m.entry.manager !== '' || m.fields.size > 0)
         : this.managersOf(old);
     const next = trackUpdate(base, old, obj, {
@@ -906,7 +911,7 @@ export class Rest {
     const accepted: 200 | 202 = opts.orphanDependents === false ? 202 : 200;
     const key = this.key(def, namespace, name);
 
-    let obj = structuredClone(old);
+    let obj = cloneJson(old);
     const graceful = def.strategy.gracefulDelete?.(ctx, obj);
     if (graceful) obj = graceful;
     const m = meta(obj);

@@ -8,6 +8,7 @@ import { asArray, asObj, asString, deepEqual, isObj, metaOf, type Obj, scalarTex
 import { METADATA_HINTS, tableHints, type HintTable } from '../patch/hints.ts';
 import { AGE_COLUMN, NAME_COLUMN } from '../table.ts';
 import { ALL_VERBS, type ResourceDef, type Strategy, type TableColumn } from '../types.ts';
+import { cloneJson } from '../../../lib/json.ts';
 
 const DNS1123_LABEL = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?$/;
 const DNS1123_SUBDOMAIN = /^[a-z0-9]([-a-z0-9]*[a-z0-9])?(\.[a-z0-9]([-a-z0-9]*[a-z0-9])?)*$/;
@@ -239,7 +240,7 @@ export function statusOnly(obj: Obj, old: Obj, keepMetaChanges: boolean): void {
   const status = obj.status;
   const newMeta = metaOf(obj);
   for (const k of Object.keys(obj)) delete obj[k];
-  Object.assign(obj, structuredClone(old));
+  Object.assign(obj, cloneJson(old));
   if (status === undefined) delete obj.status;
   else obj.status = status;
   const m = obj.metadata as Obj;
@@ -257,7 +258,7 @@ export function statusOnly(obj: Obj, old: Obj, keepMetaChanges: boolean): void {
 /** Main resource with a status subresource: status changes are ignored. */
 export function keepOldStatus(obj: Obj, old: Obj): void {
   if (old.status === undefined) delete obj.status;
-  else obj.status = structuredClone(old.status);
+  else obj.status = cloneJson(old.status);
 }
 
 /**

@@ -176,8 +176,15 @@ export function renderPath(path: string): string {
   return s;
 }
 
+/**
+ * How often a FieldsV1 trie was decoded or encoded: every write decodes the live object's
+ * managedFields and encodes the new ones, unless the caches below already hold them (tests count).
+ */
+export const fieldsV1Work = { decoded: 0, encoded: 0 };
+
 /** FieldsV1 trie → set. */
 export function decodeFieldsV1(trie: unknown): FieldSet {
+  fieldsV1Work.decoded++;
   const out: FieldSet = new Set();
   const visit = (node: unknown, prefix: string[], depth: number) => {
     if (!isObj(node) || depth > MAX_DEPTH) return;
@@ -194,6 +201,7 @@ export function decodeFieldsV1(trie: unknown): FieldSet {
 
 /** Set → FieldsV1 trie: a member with children gets a `.` entry. */
 export function encodeFieldsV1(set: FieldSet): Obj {
+  fieldsV1Work.encoded++;
   const root: Obj = {};
   const paths = [...set].map((p) => p.split(SEP));
   const members = new Set(set);
@@ -238,8 +246,20 @@ export interface Manager {
   fields: FieldSet;
 }
 
+/*
+ * Stored objects never change (store.ts), so neither do their managedFields: the managers an
+ * encoded array came from, or was decoded into, are kept beside it, and a manager whose fields a
+ * write left alone keeps its set, whose trie is kept beside it. A write then decodes nothing and
+ * encodes only the sets it changed. Managers and sets reached through these caches are never
+ * modified in place (trackUpdate and apply build new ones).
+ */
+const managersOfEncoded = new WeakMap<object, Manager[]>();
+const trieOfSet = new WeakMap<FieldSet, Obj>();
+
 export function decodeManagedFields(v: unknown): Manager[] | undefined {
   if (!Array.isArray(v)) return undefined;
+  const known = managersOfEncoded.get(v);
+  if (known) return known;
   const out: Manager[] = [];
   for (const raw of v) {
     if (!isObj(raw)) return undefined;
@@ -255,24 +275,35 @@ export function decodeManagedFields(v: unknown): Manager[] | undefined {
     };
     out.push({ entry, fields: decodeFieldsV1(raw.fieldsV1) });
   }
+  managersOfEncoded.set(v, out);
   return out;
 }
 
+function trieOf(set: FieldSet): Obj {
+  let trie = trieOfSet.get(set);
+  if (!trie) {
+    trie = encodeFieldsV1(set);
+    trieOfSet.set(set, trie);
+  }
+  return trie;
+}
+
 export function encodeManagedFields(managers: Manager[]): ManagedFieldsEntry[] {
-  return managers
-    .filter((m) => m.fields.size > 0)
-    .map((m) => {
-      const e = m.entry;
-      return {
-        manager: e.manager,
-        operation: e.operation,
-        apiVersion: e.apiVersion,
-        ...(e.time ? { time: e.time } : {}),
-        fieldsType: 'FieldsV1' as const,
-        fieldsV1: encodeFieldsV1(m.fields),
-        ...(e.subresource ? { subresource: e.subresource } : {}),
-      };
-    });
+  const kept = managers.filter((m) => m.fields.size > 0);
+  const encoded = kept.map((m) => {
+    const e = m.entry;
+    return {
+      manager: e.manager,
+      operation: e.operation,
+      apiVersion: e.apiVersion,
+      ...(e.time ? { time: e.time } : {}),
+      fieldsType: 'FieldsV1' as const,
+      fieldsV1: trieOf(m.fields),
+      ...(e.subresource ? { subresource: e.subresource } : {}),
+    };
+  });
+  managersOfEncoded.set(encoded, kept);
+  return encoded;
 }
 
 function sameManager(
@@ -321,13 +352,26 @@ export function trackUpdate(
   };
   const out: Manager[] = [];
   let mine: Manager | undefined;
+  const touches = (fields: FieldSet, paths: Set<string>) => {
+    for (const p of paths) if (fields.has(p)) return true;
+    return false;
+  };
   for (const m of base) {
-    const fields = new Set([...m.fields].filter((p) => !removed.has(p)));
     if (sameManager(m.entry, me)) {
-      mine = { entry: { ...m.entry }, fields };
+      const same = !touches(m.fields, removed) && [...changed].every((p) => m.fields.has(p));
+      mine = {
+        entry: { ...m.entry },
+        fields: same ? m.fields : new Set([...m.fields].filter((p) => !removed.has(p))),
+      };
       out.push(mine);
       continue;
     }
+    // A set the write does not touch stays the same set (and keeps its encoded trie).
+    if (!touches(m.fields, removed) && !touches(m.fields, changed)) {
+      out.push(m);
+      continue;
+    }
+    const fields = new Set([...m.fields].filter((p) => !removed.has(p)));
     for (const p of changed) fields.delete(p);
     out.push({ entry: m.entry, fields });
   }
@@ -336,7 +380,7 @@ export function trackUpdate(
       mine = { entry: me, fields: new Set() };
       out.push(mine);
     }
-    for (const p of changed) mine.fields.add(p);
+    if (![...changed].every((p) => mine!.fields.has(p))) mine.fields = new Set([...mine.fields, ...changed]);
     mine.entry = { ...mine.entry, time: info.time, apiVersion: info.apiVersion };
   }
   return out.filter((m) => m.fields.size > 0);

@@ -4,6 +4,7 @@
  * into 422 Invalid, as the real one does.
  */
 import { deepEqual, isObj } from '../json.ts';
+import { cloneJson } from '../../../lib/json.ts';
 
 export class JsonPatchError extends Error {
   constructor(message: string) {
@@ -132,7 +133,7 @@ function removeAt(doc: unknown, path: string, opName = 'remove'): unknown {
 
 /** Applies a patch to a copy of `doc`; the input is never modified. */
 export function applyJsonPatch(doc: unknown, ops: JsonPatchOp[]): unknown {
-  let out = structuredClone(doc);
+  let out = cloneJson(doc);
   for (const op of ops) {
     switch (op.op) {
       case 'add':

@@ -3,9 +3,10 @@
  * recursively, `null` deletes a field, anything else (lists included) replaces.
  */
 import { isObj, type Obj } from '../json.ts';
+import { cloneJson } from '../../../lib/json.ts';
 
 export function mergePatch(target: unknown, patch: unknown): unknown {
-  if (!isObj(patch)) return structuredClone(patch);
+  if (!isObj(patch)) return cloneJson(patch);
   const out: Obj = isObj(target) ? { ...target } : {};
   for (const [k, v] of Object.entries(patch)) {
     if (v === null) delete out[k];

@@ -1,6 +1,7 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { configMap, startTestKube, widgetCRD, type TestKube } from '../testing/harness.ts';
+import { fieldsV1Work } from './apply.ts';
 
 const CM = '/api/v1/namespaces/default/configmaps';
 const SMP = { contentType: 'application/strategic-merge-patch+json' };
@@ -330,6 +331,32 @@ describe('kube emulator: PATCH and server-side apply over HTTP', () => {
     });
     assert.equal(r.body.metadata.managedFields[0].manager, 'my-controller');
     assert.equal(r.body.metadata.managedFields[0].operation, 'Update');
+  });
+
+  it('keeps the live managers decoded: a write decodes no FieldsV1 and encodes only the sets it changed', async () => {
+    await k.req('POST', `${CM}?fieldManager=creator`, configMap('owned', { a: '1', b: '0' }));
+    const before = { ...fieldsV1Work };
+    for (let i = 1; i <= 10; i++) {
+      const r = await k.req('PATCH', `${CM}/owned?fieldManager=counter`, { data: { b: String(i) } }, MERGE);
+      assert.equal(r.status, 200, r.text);
+    }
+    // The first patch moves data.b from creator to counter (two new sets); the other nine change a
+    // value counter already owns, so no set changes.
+    assert.deepEqual(
+      { decoded: fieldsV1Work.decoded - before.decoded, encoded: fieldsV1Work.encoded - before.encoded },
+      { decoded: 0, encoded: 2 },
+    );
+    const live = await k.req('GET', `${CM}/owned`);
+    assert.deepEqual(
+      live.body.metadata.managedFields.map((m: { manager: string; fieldsV1: unknown }) => [
+        m.manager,
+        m.fieldsV1,
+      ]),
+      [
+        ['creator', { 'f:data': { 'f:a': {} } }],
+        ['counter', { 'f:data': { 'f:b': {} } }],
+      ],
+    );
   });
 
   it('answers unknown patch types with 415', async () => {
