@@ -4,7 +4,6 @@
  */
 import { SimError } from '../core/errors.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
-import { compareCreated } from './collection.ts';
 import { authorize, listScope, type Ctx } from './context.ts';
 import { invalidSubresource } from './errors.ts';
 import { creating, deleting, updating } from './lifecycle.ts';
@@ -96,7 +95,7 @@ export function memberHandlers(ctx: Ctx) {
       const visible = listScope(req);
       return listResponse(req, {
         collection: 'members',
-        items: store.membersOf(pool).sort(compareCreated),
+        items: store.membersOf(pool),
         visible,
         lookup: (id) => store.members.get(id),
         view: (m) => views.member(m),

@@ -117,7 +117,6 @@ export interface PoolRecord extends Provisioned {
   /** Listeners using the pool as default pool (L7 redirects are found through the policies). */
   listener_ids: string[];
   healthmonitor_id: string | null;
-  member_ids: string[];
   tls_container_ref: string | null;
   ca_tls_container_ref: string | null;
   crl_container_ref: string | null;
