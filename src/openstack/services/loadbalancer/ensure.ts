@@ -93,12 +93,22 @@ async function ensureSteps(
     );
   if (lb.provisioning_status !== 'ACTIVE') return pendingFor(ctx, journal, lb, '');
 
-  const state = await readState(api, lb, ownership(desired, owned), options);
+  const serial = desired.serialApiCalls ?? false;
+  // Serial mode updates members one by one, by id: it reads them every time.
+  const members = serial ? undefined : ctx.members;
+  const state = await readState(
+    api,
+    lb,
+    ownership(desired, owned),
+    options,
+    members && ((p) => members.unchanged(p)),
+  );
   const plan = planChanges(desired, state, {
     owned,
     tags,
-    serial: desired.serialApiCalls ?? false,
+    serial,
     adopted: owned && lb.name !== identity.name,
+    members,
   });
   if (plan.kind === 'conflict') return journal.failed('PortConflict', plan.message);
 

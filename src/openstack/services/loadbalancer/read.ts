@@ -2,7 +2,8 @@
  * One read of the world below an ACTIVE load balancer: its listeners, pools, and, for the pools
  * this identity owns, their members and monitor. The engine re-reads on every call (level-based),
  * so nothing it remembers can be stale after a crash, a second controller, or a hand edit.
- * Cost: 2 lists + per own pool 1 member list and at most 1 monitor get, issued concurrently.
+ * Cost: 2 lists + per own pool 1 member list and at most 1 monitor get, issued concurrently; a pool
+ * `skipMembers` names (unchanged since its members were confirmed, confirmed-members.ts) is not read.
  */
 import { isNotFound } from '../../core/errors.ts';
 import type { HealthMonitor } from '../../loadbalancer/v2/healthmonitors.ts';
@@ -22,8 +23,10 @@ export interface CurrentState {
   foreignListeners: Listener[];
   /** This identity's pools. */
   pools: Pool[];
-  /** Members by pool id (own pools only). */
+  /** Members by pool id (own pools only, but those in `unread`). */
   members: Map<string, Member[]>;
+  /** Own pools whose members were not read (unchanged since they were last confirmed). */
+  unread?: ReadonlySet<string> | undefined;
   /** Monitor by pool id (own pools only). */
   monitors: Map<string, HealthMonitor>;
 }
@@ -33,6 +36,7 @@ export async function readState(
   lb: LoadBalancer,
   own: Ownership,
   options: CallOptions = {},
+  skipMembers?: (pool: Pool) => boolean,
 ): Promise<CurrentState> {
   const { signal } = options;
   const octavia = api.loadBalancer;
@@ -47,10 +51,11 @@ export async function readState(
 
   const members = new Map<string, Member[]>();
   const monitors = new Map<string, HealthMonitor>();
+  const unread = new Set(pools.filter((p) => skipMembers?.(p) ?? false).map((p) => p.id));
   await Promise.all(
     pools.map(async (pool) => {
       const [list, monitor] = await Promise.all([
-        octavia.members.list(pool.id, {}, { signal }).all(),
+        unread.has(pool.id) ? undefined : octavia.members.list(pool.id, {}, { signal }).all(),
         pool.healthmonitor_id
           ? octavia.healthMonitors.get(pool.healthmonitor_id, { signal }).catch((err: unknown) => {
               if (isNotFound(err)) return undefined;
@@ -58,9 +63,9 @@ export async function readState(
             })
           : undefined,
       ]);
-      members.set(pool.id, list);
+      if (list) members.set(pool.id, list);
       if (monitor) monitors.set(pool.id, monitor);
     }),
   );
-  return { lb, listeners, foreignListeners, pools, members, monitors };
+  return { lb, listeners, foreignListeners, pools, members, monitors, unread };
 }

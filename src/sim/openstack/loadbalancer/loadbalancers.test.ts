@@ -406,7 +406,7 @@ describe('octavia load balancers', () => {
     });
     assert.equal(batch.status, 202);
     await settled(t, lb.id);
-    type Members = { members: { id: string; address: string }[] };
+    type Members = { members: { id: string; address: string; operating_status: string }[] };
     const before = await t.request<Members>('octavia', 'GET', `/v2/lbaas/pools/${poolId}/members`, {
       user: 'demo',
     });
