@@ -50,6 +50,24 @@ function poolState(pool: Pool): string | undefined {
  * is not compared there, so it is not here.
  */
 function desiredDigest(desired: readonly DesiredMember[], names: boolean): string {
+  // A caller that builds its desired members once per Node set (the ccm) hands the same frozen array
+  // to every Service's reconcile: its digest is worked out once.
+  const frozen = Object.isFrozen(desired);
+  const key = names ? 'names' : 'no-names';
+  const known = frozen ? digests.get(desired)?.get(key) : undefined;
+  if (known !== undefined) return known;
+  const out = computeDigest(desired, names);
+  if (frozen) {
+    let byRule = digests.get(desired);
+    if (!byRule) digests.set(desired, (byRule = new Map()));
+    byRule.set(key, out);
+  }
+  return out;
+}
+
+const digests = new WeakMap<readonly DesiredMember[], Map<string, string>>();
+
+function computeDigest(desired: readonly DesiredMember[], names: boolean): string {
   return digest(
     uniqueMembers(desired)
       .map((d) =>
