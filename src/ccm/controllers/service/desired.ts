@@ -170,7 +170,7 @@ function desiredListener(
   const monitorPort = http ? spec.monitor.healthCheckNodePort : undefined;
   const shape = `${l.nodePort}|${subnetId ?? ''}|${monitorPort ?? ''}|${serial}`;
   let known = listenerMembers.get(nodes);
-  if (!known) listenerMembers.set(nodes, (known = new Map()));
+  if (!known) listenerMembers.set(nodes, (known = new Map<string, readonly DesiredMember[]>()));
   let members = known.get(shape);
   if (!members) {
     members = Object.freeze(

@@ -59,7 +59,7 @@ function desiredDigest(desired: readonly DesiredMember[], names: boolean): strin
   const out = computeDigest(desired, names);
   if (frozen) {
     let byRule = digests.get(desired);
-    if (!byRule) digests.set(desired, (byRule = new Map()));
+    if (!byRule) digests.set(desired, (byRule = new Map<string, string>()));
     byRule.set(key, out);
   }
   return out;
