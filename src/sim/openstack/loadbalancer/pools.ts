@@ -149,6 +149,8 @@ export function poolHandlers(ctx: Ctx) {
       find: (id) => store.pool(id),
       view: (p) => views.pool(p),
       attributes: POOL_ATTRIBUTES,
+      ofLoadBalancer: (id) =>
+        (store.loadbalancers.get(id)?.pool_ids ?? []).flatMap((p) => store.pools.get(p) ?? []),
     }),
 
     create: (req: SimRequest): SimResponse => {
