@@ -61,6 +61,15 @@ async function pool<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Pro
 const env = await startCcmEnv({ profile: 'realistic', overrides: { timeScale: SCALE } });
 const { api, sim, os } = env;
 const { network, subnet, publicNetwork: pub } = await env.routedSubnet('10.20.0.0/16');
+// devstack's public-subnet is a /24: 252 floating IPs, fewer than the Services. A cloud operator
+// with a thousand load balancers gives the external network more addresses; so does the bench.
+{
+  const more = await sim.request('neutron', 'POST', '/v2.0/subnets', {
+    user: 'admin',
+    body: { subnet: { network_id: pub.id, name: 'public-more', cidr: '172.30.0.0/16', ip_version: 4 } },
+  });
+  if (more.status !== 201) throw new Error(`public subnet: ${more.status} ${JSON.stringify(more.body)}`);
+}
 
 /* Nodes: servers on the cluster network, then their Node objects (initialized, as kubelet and the node controller leave them). */
 
