@@ -39,9 +39,9 @@ describe('OwnWrites', () => {
     const intended = obj('1', { id: 'lb-1' });
     // The watch delivers the update while the write's answer is still on its way.
     const dropped: boolean[] = [];
-    const result = await own.write(before, intended, async () => {
+    const result = await own.write(before, intended, () => {
       dropped.push(p.update?.(obj('1'), obj('2', { id: 'lb-1' })) === false);
-      return obj('2', { id: 'lb-1' });
+      return Promise.resolve(obj('2', { id: 'lb-1' }));
     });
     assert.equal(result.metadata?.resourceVersion, '2');
     assert.deepEqual(dropped, [true], 'ours, though its answer had not come');
@@ -49,13 +49,15 @@ describe('OwnWrites', () => {
     assert.equal(p.update?.(obj('1'), obj('2', { id: 'lb-1' })), true, 'a second delivery is not ours');
 
     // In the usual order (answer, then event) it is dropped as by record.
-    await own.write(obj('2', { id: 'lb-1' }), obj('2', { id: 'lb-2' }), async () => obj('3', { id: 'lb-2' }));
+    await own.write(obj('2', { id: 'lb-1' }), obj('2', { id: 'lb-2' }), () =>
+      Promise.resolve(obj('3', { id: 'lb-2' })),
+    );
     assert.equal(p.update?.(obj('2', { id: 'lb-1' }), obj('3', { id: 'lb-2' })), false);
 
     // Someone else's write while ours is in flight is not taken for ours.
-    await own.write(obj('3', { id: 'lb-2' }), obj('3', { id: 'lb-3' }), async () => {
+    await own.write(obj('3', { id: 'lb-2' }), obj('3', { id: 'lb-3' }), () => {
       assert.equal(p.update?.(obj('3', { id: 'lb-2' }), obj('4', { id: 'lb-2', team: 'a' })), true);
-      return obj('5', { id: 'lb-3', team: 'a' });
+      return Promise.resolve(obj('5', { id: 'lb-3', team: 'a' }));
     });
   });
 

@@ -217,6 +217,27 @@ describe('controllers against the emulator', () => {
     assert.equal(c.stats.requeuesAfter, 2);
   });
 
+  it('drops a requeue an earlier reconcile asked for once a later one succeeds without one', async () => {
+    const ns = 'ctl-superseded';
+    const { mgr, run } = await manager(ns);
+    let calls = 0;
+    const c = mgr
+      .controller()
+      .for(kinds.ConfigMap)
+      // The first look asks for another in a minute; the change below is seen at once and is final.
+      .complete(() => Promise.resolve(++calls === 1 ? { requeueAfterMs: 60_000 } : {}));
+    run();
+    const done = (n: number) => () => calls === n && c.queue.len() === 0 && c.queue.inFlight() === 0;
+    await client.create(kinds.ConfigMap, configMap('late', ns));
+    await eventually(done(1), { what: 'the first reconcile' });
+    assert.equal(c.queue.waitingCount(), 1, 'the first reconcile asked for a requeue');
+    await client.patch(kinds.ConfigMap, { namespace: ns, name: 'late' }, 'merge', {
+      data: { changed: 'yes' },
+    });
+    await eventually(done(2), { what: 'the reconcile of the change' });
+    assert.equal(c.queue.waitingCount(), 0, 'the old requeue would only repeat the last reconcile');
+  });
+
   it('for/owns/watches with predicates: spec changes, owned children and mapped objects wake the owner', async () => {
     const ns = 'ctl-graph';
     const { mgr, run } = await manager(ns);

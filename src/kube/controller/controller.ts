@@ -195,6 +195,10 @@ export class Controller implements Runnable {
       this.metrics.reconciled('requeue_after', seconds);
       return;
     }
+    // This reconcile saw the object as it is now and asked for no other look: a requeue an earlier
+    // one asked for (or a retry after its failure) would only repeat it, so it is dropped (a Service
+    // made Ready by an event was otherwise reconciled again when its old requeue came due).
+    this.queue.cancelAfter(key);
     this.metrics.reconciled('success', seconds);
   }
 

@@ -39,6 +39,11 @@ export class DelayingQueue<T> extends WorkQueue<T> {
     this.schedule();
   }
 
+  /** Drops the item's delayed add, if one waits. */
+  cancelAfter(item: T): void {
+    this.waiting.delete(item);
+  }
+
   /** Items waiting for their delay. */
   waitingCount(): number {
     return this.waiting.size;
