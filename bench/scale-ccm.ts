@@ -6,7 +6,8 @@
  * are what a real cloud would see). Prints:
  * - the time until every Service has an address (wall and unscaled), the Octavia and Neutron calls
  *   per Service, the Octavia GETs per pending load balancer per minute against the poll budget;
- * - the writes (OpenStack and Kubernetes) over a quiet period once all are done: must be 0;
+ * - the writes (OpenStack and Kubernetes) over a quiet period once all are done: must be 0; any
+ *   Kubernetes write of the window is printed by verb, resource and name, and any reconcile by Service;
  * - a churn burst of 50 Nodes (25 added, 25 removed): member writes per pool (the floor is 1);
  * - heap per Service and per Node held by the ccm (its share: the heap it frees when stopped);
  * - the ccm's Kubernetes API requests and the peak event-loop lag (emulators included: one process).
@@ -16,10 +17,12 @@
  *   N_SERVICES=100 N_NODES=500 node --expose-gc bench/scale-ccm.ts      a quick run
  */
 import { monitorEventLoopDelay } from 'node:perf_hooks';
+import { Writable } from 'node:stream';
 import type { V1Node, V1Service } from '@kubernetes/client-node';
 import { kinds } from '../src/kube/index.ts';
 import { startCcmEnv } from '../src/ccm/testing/env.ts';
 import { eventually } from '../src/sim/openstack/testing/harness.ts';
+import { createLogger } from '../src/lib/log.ts';
 import type { Registry } from '../src/lib/metrics.ts';
 import { callsOf, describeOps, heapMb, printTable, reconciles, resetStats, stats } from './lib/machines.ts';
 
@@ -58,6 +61,15 @@ async function pool<T, R>(items: readonly T[], fn: (item: T) => Promise<R>): Pro
 const env = await startCcmEnv({ profile: 'realistic', overrides: { timeScale: SCALE } });
 const { api, sim, os } = env;
 const { network, subnet, publicNetwork: pub } = await env.routedSubnet('10.20.0.0/16');
+// devstack's public-subnet is a /24: 252 floating IPs, fewer than the Services. A cloud operator
+// with a thousand load balancers gives the external network more addresses; so does the bench.
+{
+  const more = await sim.request('neutron', 'POST', '/v2.0/subnets', {
+    user: 'admin',
+    body: { subnet: { network_id: pub.id, name: 'public-more', cidr: '172.30.0.0/16', ip_version: 4 } },
+  });
+  if (more.status !== 201) throw new Error(`public subnet: ${more.status} ${JSON.stringify(more.body)}`);
+}
 
 /* Nodes: servers on the cluster network, then their Node objects (initialized, as kubelet and the node controller leave them). */
 
@@ -116,6 +128,41 @@ const machines = await servers(N_NODES);
 say(`creating ${N_NODES} Nodes`);
 await pool(machines, (m) => api.create(kinds.Node, nodeOf(m)));
 
+/*
+ * What happens in the quiet window, by name: every Kubernetes write the API server serves (a
+ * reactor that handles nothing sees each request), and every reconcile the ccm starts (its
+ * 'reconciling' debug line). Recorded only while `watching`.
+ */
+let watching = false;
+const quietWrites: string[] = [];
+const quietReconciles: string[] = [];
+const WRITE_VERBS = new Set(['create', 'update', 'patch', 'delete', 'deletecollection']);
+env.kube.emulator.reactors.prepend('*', '*', (a) => {
+  if (watching && WRITE_VERBS.has(a.verb)) {
+    const resource = a.subresource ? `${a.resource}/${a.subresource}` : a.resource;
+    quietWrites.push(`${a.verb} ${resource} ${a.namespace ? `${a.namespace}/` : ''}${a.name}`);
+  }
+  return { handled: false };
+});
+const reconcileLines = new Writable({
+  write(chunk: Buffer, _enc, done) {
+    if (watching) {
+      for (const line of chunk.toString().split('\n')) {
+        if (!line.includes('"reconciling"')) continue;
+        const l = JSON.parse(line) as { namespace?: string; name?: string };
+        quietReconciles.push(`${l.namespace ?? ''}/${l.name ?? ''}`);
+      }
+    }
+    done();
+  },
+});
+/** `3× patch services/status default/svc-1, …`: what `list` holds, by count. */
+const byName = (list: readonly string[]) =>
+  [...list.reduce((m, x) => m.set(x, (m.get(x) ?? 0) + 1), new Map<string, number>())]
+    .sort(([, a], [, b]) => b - a)
+    .map(([x, n]) => `${n}× ${x}`)
+    .join(', ') || 'none';
+
 /* The ccm, its caches synced. */
 
 const heapBefore = heapMb();
@@ -137,6 +184,7 @@ const ccm = await env.startCcm(
       maxMs: 10_000 * SCALE,
     },
     serviceRetry: { minMs: 5_000 * SCALE, maxMs: 300_000 * SCALE },
+    log: createLogger({ level: 'debug', destination: reconcileLines }),
   },
 );
 await eventually(async () => (await ccm.ccm.manager.client.list(kinds.Node)).length === N_NODES, {
@@ -230,7 +278,9 @@ await ccm.ccm.manager.events.flush();
 await resetStats(sim.url);
 kube0 = await kubeRequests(ccm.registry);
 rec0 = await reconciles(ccm.registry);
+watching = true;
 await new Promise((r) => setTimeout(r, QUIET_MS));
+watching = false;
 s = await stats(sim.url);
 const quiet = {
   osWrites: callsOf(s, 'octavia').writes + callsOf(s, 'neutron').writes,
@@ -239,6 +289,8 @@ const quiet = {
   reconciles: (await reconciles(ccm.registry))['service']! - (rec0['service'] ?? 0),
 };
 say(`quiet period over: ${quiet.osWrites} OpenStack writes, ${kubeWrites(quiet.kube)} Kubernetes writes`);
+say(`quiet period: Kubernetes writes: ${byName(quietWrites)}`);
+say(`quiet period: reconciles: ${byName(quietReconciles)}`);
 
 /* Churn: CHURN/2 Nodes join while CHURN/2 others leave. */
 

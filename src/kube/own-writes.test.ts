@@ -32,6 +32,35 @@ describe('OwnWrites', () => {
     );
   });
 
+  it('drops the update of a write of ours whose event comes before its answer, once', async () => {
+    const own = new OwnWrites<Obj>();
+    const p = own.predicate();
+    const before = obj('1');
+    const intended = obj('1', { id: 'lb-1' });
+    // The watch delivers the update while the write's answer is still on its way.
+    const dropped: boolean[] = [];
+    const result = await own.write(before, intended, () => {
+      dropped.push(p.update?.(obj('1'), obj('2', { id: 'lb-1' })) === false);
+      return Promise.resolve(obj('2', { id: 'lb-1' }));
+    });
+    assert.equal(result.metadata?.resourceVersion, '2');
+    assert.deepEqual(dropped, [true], 'ours, though its answer had not come');
+    assert.equal(own.size, 0, 'nothing left to expect');
+    assert.equal(p.update?.(obj('1'), obj('2', { id: 'lb-1' })), true, 'a second delivery is not ours');
+
+    // In the usual order (answer, then event) it is dropped as by record.
+    await own.write(obj('2', { id: 'lb-1' }), obj('2', { id: 'lb-2' }), () =>
+      Promise.resolve(obj('3', { id: 'lb-2' })),
+    );
+    assert.equal(p.update?.(obj('2', { id: 'lb-1' }), obj('3', { id: 'lb-2' })), false);
+
+    // Someone else's write while ours is in flight is not taken for ours.
+    await own.write(obj('3', { id: 'lb-2' }), obj('3', { id: 'lb-3' }), () => {
+      assert.equal(p.update?.(obj('3', { id: 'lb-2' }), obj('4', { id: 'lb-2', team: 'a' })), true);
+      return Promise.resolve(obj('5', { id: 'lb-3', team: 'a' }));
+    });
+  });
+
   it('lets through a write of someone else before ours, seen by the watch or folded by a relist', () => {
     const own = new OwnWrites<Obj>();
     const p = own.predicate();

@@ -9,6 +9,11 @@
  * what the write meant and nothing else. A write by anyone else before ours (seen by the watch,
  * or folded into one update by a relist) makes one of the two differ, and the event passes.
  * Status, resourceVersion, managedFields and generation are not compared. One tracker per kind.
+ *
+ * The watch and the write's answer come over different connections, in no set order: on a busy
+ * process the update event is often handled before the answer is read. `write` announces the write
+ * before sending it, so an event that is exactly it (from the object it was computed from, to what
+ * it meant) is ours even then; `record` alone only knows a write once its answer is in.
  */
 import { isDeepStrictEqual } from 'node:util';
 import type { Predicate } from './predicate.ts';
@@ -17,6 +22,14 @@ import { keyOf, type KubernetesObject } from './resource.ts';
 interface Write {
   from: unknown;
   resourceVersion: string;
+}
+
+/** A write sent and not answered yet. */
+interface Intent {
+  from: unknown;
+  to: unknown;
+  /** The version its update event carried, when that came first. */
+  seen?: string;
 }
 
 export interface OwnWritesOptions {
@@ -28,6 +41,7 @@ export interface OwnWritesOptions {
 
 export class OwnWrites<T extends KubernetesObject = KubernetesObject> {
   private readonly writes = new Map<string, Write[]>();
+  private readonly intents = new Map<string, Intent[]>();
   private readonly perObject: number;
   private readonly maxObjects: number;
 
@@ -59,6 +73,28 @@ export class OwnWrites<T extends KubernetesObject = KubernetesObject> {
     return result;
   }
 
+  /**
+   * Sends a write of ours (`send`: `before` with the change applied, `intended`) and records it, as
+   * `record` does; its update event is recognised even when it comes before the answer.
+   */
+  async write<U extends T>(before: T, intended: T, send: () => Promise<U>): Promise<U> {
+    const key = keyOf(before);
+    const intent: Intent = { from: comparable(before), to: comparable(intended) };
+    const list = this.intents.get(key) ?? [];
+    list.push(intent);
+    this.intents.set(key, list);
+    try {
+      const result = await send();
+      // Its event came first and was dropped then: nothing is left to expect.
+      if (intent.seen !== undefined && intent.seen === result.metadata?.resourceVersion) return result;
+      return this.record(before, intended, result);
+    } finally {
+      const left = (this.intents.get(key) ?? []).filter((i) => i !== intent);
+      if (left.length > 0) this.intents.set(key, left);
+      else this.intents.delete(key);
+    }
+  }
+
   /** Drops update events that are one of our recorded writes; forgets an object on its delete. */
   predicate(): Predicate<T> {
     return {
@@ -83,10 +119,25 @@ export class OwnWrites<T extends KubernetesObject = KubernetesObject> {
     const key = keyOf(obj);
     const list = this.writes.get(key);
     const i = list?.findIndex((w) => w.resourceVersion === rv) ?? -1;
-    if (!list || i < 0) return false;
+    if (!list || i < 0) return this.consumeIntent(key, rv, old, obj);
     const [write] = list.splice(i, 1);
     if (list.length === 0) this.writes.delete(key);
     return isDeepStrictEqual(write!.from, comparable(old));
+  }
+
+  /** An event ahead of its write's answer: exactly a write in flight, from what it was computed from. */
+  private consumeIntent(key: string, rv: string, old: T, obj: T): boolean {
+    const intent = this.intents
+      .get(key)
+      ?.find(
+        (i) =>
+          i.seen === undefined &&
+          isDeepStrictEqual(i.from, comparable(old)) &&
+          isDeepStrictEqual(i.to, comparable(obj)),
+      );
+    if (!intent) return false;
+    intent.seen = rv;
+    return true;
   }
 }
 

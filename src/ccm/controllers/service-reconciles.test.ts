@@ -1,7 +1,8 @@
 /**
  * The service controller's wake-ups: once a Service is Ready, neither its own status and
  * annotation writes nor anyone's status-only write reconcile it again; a change to its metadata
- * does, once, whatever that reconcile writes back.
+ * does, once, whatever that reconcile writes back. A pool's members are read again only once the
+ * pool has changed since they were found as desired.
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
@@ -10,11 +11,15 @@ import { kinds } from '../../kube/index.ts';
 import { reconcileCount, settled } from '../../kube/testing/settle.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import { Annotation } from '../service/annotations.ts';
-import { startCcmEnv, type CcmEnv, type RunningCcm } from '../testing/env.ts';
+import { counterValue, startCcmEnv, type CcmEnv, type RunningCcm } from '../testing/env.ts';
 import type { StatsSnapshot } from '../../sim/openstack/core/stats.ts';
 import { SERVICE_CONTROLLER } from './service.ts';
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 25 };
+
+/** The ccm's member list calls (every page is one). */
+const memberReads = (ccm: RunningCcm) =>
+  counterValue(ccm.registry, 'openstack_api_requests_total', { request: 'loadbalancer_member_list' });
 
 describe('service controller: reconciles', () => {
   let env: CcmEnv;
@@ -76,7 +81,9 @@ describe('service controller: reconciles', () => {
     assert.equal(await reconcileCount(mgr, SERVICE_CONTROLLER), ready, 'a status-only change');
 
     // Someone removes the address annotation: one reconcile, which writes the annotation and the
-    // status back; neither of those writes of its own wakes it again.
+    // status back; neither of those writes of its own wakes it again. The pool has not changed
+    // since its members were found as desired: they are not read again.
+    const reads = await memberReads(ccm);
     await env.api.patch(kinds.Service, key, 'json', [
       { op: 'remove', path: `/metadata/annotations/${Annotation.LoadBalancerAddress.replace('/', '~1')}` },
     ]);
@@ -86,6 +93,7 @@ describe('service controller: reconciles', () => {
     });
     await settled(mgr, SERVICE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
     assert.equal(await reconcileCount(mgr, SERVICE_CONTROLLER), ready + 1, 'one reconcile for one change');
+    assert.equal(await memberReads(ccm), reads, 'members of an unchanged pool');
   });
 
   it('a deletion asks Neutron for no member security group this ccm found absent and makes none', async () => {
@@ -142,7 +150,7 @@ describe('service controller: a burst of Nodes', () => {
       });
     for (let i = 0; i < 4; i++) await node(i);
     // A window wide enough that a loaded machine's API calls stay inside it.
-    await env.startCcm(
+    const ccm = await env.startCcm(
       {
         controllers: ['service'],
         cloudConfig: await env.cloudConf(
@@ -170,7 +178,10 @@ describe('service controller: a burst of Nodes', () => {
       async () => ((await env.api.get(kinds.Service, key)).status?.loadBalancer?.ingress ?? []).length > 0,
       { ...WAIT, what: 'the Service Ready' },
     );
+    const mgr = ccm.ccm.manager;
+    await settled(mgr, SERVICE_CONTROLLER, [[kinds.Service, key]], { timeoutMs: WAIT.timeoutMs });
     await fetch(`${env.sim.url}/_sim/stats`, { method: 'DELETE' });
+    const reads = await memberReads(ccm);
 
     // One by one, as kubelets register and the autoscaler deletes: 6 join, 2 leave.
     for (let i = 4; i < 10; i++) await node(i);
@@ -196,5 +207,9 @@ describe('service controller: a burst of Nodes', () => {
     const stats = (await (await fetch(`${env.sim.url}/_sim/stats`)).json()) as StatsSnapshot;
     const puts = stats.services['octavia']?.operations['PUT /v2/lbaas/pools/{pool_id}/members']?.count;
     assert.equal(puts, 2, 'one batch member update per pool');
+    // Each pool's members were found as desired when the Service became Ready: the burst is planned
+    // from that, and each pool is read once, after its update, to find it as desired again.
+    await settled(mgr, SERVICE_CONTROLLER, [[kinds.Service, key]], { timeoutMs: WAIT.timeoutMs });
+    assert.equal((await memberReads(ccm)) - reads, 2, 'one member read per pool');
   });
 });

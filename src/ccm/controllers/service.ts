@@ -271,10 +271,10 @@ class ServiceReconciler {
         ...intended.metadata,
         finalizers: [...(svc.metadata?.finalizers ?? []), LOAD_BALANCER_FINALIZER],
       };
-      const added = await addFinalizer(this.mgr.client.api, kinds.Service, svc, LOAD_BALANCER_FINALIZER, {
-        signal,
-      });
-      svc = this.own.record(svc, intended, added);
+      const before = svc;
+      svc = await this.own.write(before, intended, () =>
+        addFinalizer(this.mgr.client.api, kinds.Service, before, LOAD_BALANCER_FINALIZER, { signal }),
+      );
     }
     return this.ensure(svc, key, signal, ctx);
   }
@@ -691,10 +691,8 @@ class ServiceReconciler {
       else annotations[k] = v;
     }
     draft.metadata = { ...draft.metadata, annotations };
-    return this.own.record(
-      svc,
-      draft,
-      await mergePatch(this.mgr.client.api, kinds.Service, svc, draft, { signal }),
+    return this.own.write(svc, draft, () =>
+      mergePatch(this.mgr.client.api, kinds.Service, svc, draft, { signal }),
     );
   }
 

@@ -54,7 +54,8 @@ export interface CcmEnv {
   startCcm(
     opts?: Partial<CcmOptions>,
     env?: Record<string, string>,
-    deps?: Pick<CcmDeps, 'serviceBackoff' | 'serviceRetry' | 'serviceNodeBatchWindowMs' | 'clock'>,
+    deps?: Pick<CcmDeps, 'serviceBackoff' | 'serviceRetry' | 'serviceNodeBatchWindowMs' | 'clock'> &
+      Partial<Pick<CcmDeps, 'log'>>,
   ): Promise<RunningCcm>;
   /** A Node as kubelet `--cloud-provider=external` registers it. */
   createNode(name: string, extra?: Partial<V1Node>): Promise<V1Node>;

@@ -53,11 +53,37 @@ export interface MemberNode {
   address: string;
 }
 
+export interface MemberNodes {
+  members: readonly MemberNode[];
+  skipped: readonly string[];
+}
+
+/**
+ * The last answer of memberNodes per address family. Cached Nodes are frozen and replaced on every
+ * change, so the same Node objects in the same order are the same members: every Service reconciled
+ * between two Node changes shares one answer, and the arrays built from it below, instead of sorting
+ * and mapping thousands of Nodes per reconcile.
+ */
+const lastMemberNodes = new Map<string, { nodes: readonly V1Node[]; out: MemberNodes }>();
+
+function sameNodes(a: readonly V1Node[], b: readonly V1Node[]): boolean {
+  if (a.length !== b.length) return false;
+  for (let i = 0; i < a.length; i++) if (a[i] !== b[i]) return false;
+  return true;
+}
+
 /** The Nodes that become members and their address; Nodes without one are skipped, as OCCM does. */
-export function memberNodes(
-  nodes: readonly V1Node[],
-  spec: LoadBalancerSpec,
-): { members: MemberNode[]; skipped: string[] } {
+export function memberNodes(nodes: readonly V1Node[], spec: LoadBalancerSpec): MemberNodes {
+  const family = spec.ipFamily ?? 'any';
+  const last = lastMemberNodes.get(family);
+  if (last && sameNodes(last.nodes, nodes)) return last.out;
+  const out = findMemberNodes(nodes, spec);
+  if (nodes.every((n) => Object.isFrozen(n))) lastMemberNodes.set(family, { nodes: [...nodes], out });
+  else lastMemberNodes.delete(family);
+  return out;
+}
+
+function findMemberNodes(nodes: readonly V1Node[], spec: LoadBalancerSpec): MemberNodes {
   const members: MemberNode[] = [];
   const skipped: string[] = [];
   for (const n of nodes) {
@@ -67,8 +93,11 @@ export function memberNodes(
     else members.push({ name, address });
   }
   members.sort((a, b) => (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-  return { members, skipped };
+  return { members: Object.freeze(members), skipped: Object.freeze(skipped) };
 }
+
+/** A listener's members per member list (memberNodes' shared arrays) and what else shapes them. */
+const listenerMembers = new WeakMap<readonly MemberNode[], Map<string, readonly DesiredMember[]>>();
 
 /** The identity alone: enough for remove() when the Service no longer parses. */
 export function serviceIdentity(
@@ -138,15 +167,24 @@ function desiredListener(
   const spec = plan.spec;
   const http = l.monitorType === 'HTTP' && spec.monitor.healthCheckNodePort !== undefined;
   // allocateLoadBalancerNodePorts=false: no NodePort, so nothing to send traffic to.
-  const members: DesiredMember[] =
-    l.nodePort === 0
-      ? []
-      : nodes.map((n) => ({
-          name: serial ? serialMemberName(n.name, n.address, l.nodePort) : memberName(n.name),
-          address: n.address,
-          port: l.nodePort,
-          ...defined({ subnetId, monitorPort: http ? spec.monitor.healthCheckNodePort : undefined }),
-        }));
+  const monitorPort = http ? spec.monitor.healthCheckNodePort : undefined;
+  const shape = `${l.nodePort}|${subnetId ?? ''}|${monitorPort ?? ''}|${serial}`;
+  let known = listenerMembers.get(nodes);
+  if (!known) listenerMembers.set(nodes, (known = new Map<string, readonly DesiredMember[]>()));
+  let members = known.get(shape);
+  if (!members) {
+    members = Object.freeze(
+      l.nodePort === 0
+        ? []
+        : nodes.map((n) => ({
+            name: serial ? serialMemberName(n.name, n.address, l.nodePort) : memberName(n.name),
+            address: n.address,
+            port: l.nodePort,
+            ...defined({ subnetId, monitorPort }),
+          })),
+    );
+    known.set(shape, members);
+  }
   return {
     name: listenerName(l.index, lbName),
     protocol: l.listenerProtocol as ListenerProtocol,

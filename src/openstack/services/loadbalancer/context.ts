@@ -3,6 +3,7 @@ import { ApiVersionError } from '../../core/errors.ts';
 import type { LoadBalancer } from '../../loadbalancer/v2/loadbalancers.ts';
 import type { LoadBalancerApi } from './api.ts';
 import { pendingHint, type BackoffPolicy } from './backoff.ts';
+import type { ConfirmedMembers } from './confirmed-members.ts';
 import type { Journal } from './outcome.ts';
 import type { CallOptions, Pending } from './types.ts';
 
@@ -11,6 +12,8 @@ export interface EngineContext {
   api: LoadBalancerApi;
   policy: BackoffPolicy;
   now: () => number;
+  /** Pools whose members need not be read again (none: every call reads them). */
+  members?: ConfirmedMembers | undefined;
 }
 
 /** Whether Octavia takes tags (API 2.5). Read once per endpoint by the client's discovery cache. */

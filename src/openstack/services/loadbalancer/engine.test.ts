@@ -7,6 +7,7 @@ import { after, before, beforeEach, describe, it } from 'node:test';
 import { addFault, clearFaults } from '../../core/testing/target.ts';
 import { LoadBalancerEngine } from './engine.ts';
 import {
+  calls,
   converge,
   desiredLb,
   drive,
@@ -104,6 +105,54 @@ describe('load-balancer engine', () => {
     w.sim.cloud.stats.reset();
     ready(await engine.ensure(churned));
     assert.equal(total(writes(w.sim, 'octavia')), 0);
+  });
+
+  it('reads an unchanged pool’s members once, and again once anyone changes them, putting them back', async () => {
+    // Its own clock, to be past a confirmation's age at will.
+    let ahead = 0;
+    const engine = new LoadBalancerEngine(w.os, {
+      backoff: { initialMs: 2, maxMs: 20 },
+      now: () => Date.now() + ahead,
+    });
+    const d = desired({ name: 'by-hand', members: 3 });
+    const r = ready((await converge(engine, d)).result);
+    const [pool] = await w.os.loadBalancer.pools.list({ loadbalancer_id: r.loadBalancer.id }).all();
+    const memberReads = () => calls(w.sim, 'octavia')['GET /v2/lbaas/pools/{pool_id}/members'] ?? 0;
+    w.sim.cloud.stats.reset();
+    ready(await engine.ensure(d));
+    assert.equal(memberReads(), 0, 'found as desired when it became Ready, unchanged since');
+
+    // Someone removes a member, adds one, reweights one: each time the members are read again (the
+    // pool lists other members; a change in place within the second of the last read may not show
+    // in the pool's updated_at, so that one is found once the confirmation is too old) and the batch
+    // update puts them back.
+    const byHand: [string, (id: string) => Promise<unknown>][] = [
+      ['removed', (id) => w.os.loadBalancer.members.delete(pool!.id, id)],
+      [
+        'added',
+        () => w.os.loadBalancer.members.create(pool!.id, { address: nodeAddress(9), protocol_port: 80 }),
+      ],
+      [
+        'reweighted',
+        (id) => {
+          ahead += 600_001;
+          return w.os.loadBalancer.members.update(pool!.id, id, { weight: 7 });
+        },
+      ],
+    ];
+    for (const [what, edit] of byHand) {
+      const [m] = await w.os.loadBalancer.members.list(pool!.id).all();
+      await edit(m!.id);
+      w.sim.cloud.stats.reset();
+      ready((await converge(engine, d)).result);
+      assert.deepEqual(writes(w.sim, 'octavia'), { 'PUT /v2/lbaas/pools/{pool_id}/members': 1 }, what);
+      const members = await w.os.loadBalancer.members.list(pool!.id).all();
+      assert.deepEqual(members.map((x) => x.address).sort(), [0, 1, 2].map(nodeAddress).sort(), what);
+      assert.ok(
+        members.every((x) => x.weight === 1),
+        what,
+      );
+    }
   });
 
   it('updates listeners, pools and monitors in place with the minimum calls', async () => {

@@ -16,10 +16,13 @@
  *   if (r.phase === 'Pending') queue.addAfter(key, r.retryAfterMs);
  *
  * Costs (Octavia writes): create = 1 whatever the members (fully populated), + 1 Neutron floating IP
- * create; a member change = 1 batch PUT per pool; steady state = 0 writes.
+ * create; a member change = 1 batch PUT per pool; steady state = 0 writes. Reads: a pool's members
+ * are read again only once the pool has changed since they were last found as desired
+ * (confirmed-members.ts), so a Node burst costs one member read per pool, after its update.
  */
 import type { LoadBalancerApi } from './api.ts';
 import { backoffPolicy, type BackoffPolicy } from './backoff.ts';
+import { CONFIRMED_MEMBERS_MAX_AGE_MS, ConfirmedMembers } from './confirmed-members.ts';
 import type { EngineContext } from './context.ts';
 import { removeLoadBalancer } from './delete.ts';
 import { ensureLoadBalancer } from './ensure.ts';
@@ -39,13 +42,25 @@ export interface EngineOptions {
   backoff?: Partial<BackoffPolicy> | undefined;
   /** The clock PENDING ages are measured with (tests). */
   now?: (() => number) | undefined;
+  /**
+   * How long a pool's members, once read and found as desired, are not read again while the pool
+   * shows no change (confirmed-members.ts; 10 min); 0 reads them on every call.
+   */
+  confirmedMembersMaxAgeMs?: number | undefined;
 }
 
 export class LoadBalancerEngine {
   private readonly ctx: EngineContext;
 
   constructor(api: LoadBalancerApi, options: EngineOptions = {}) {
-    this.ctx = { api, policy: backoffPolicy(options.backoff), now: options.now ?? Date.now };
+    const now = options.now ?? Date.now;
+    const maxAge = options.confirmedMembersMaxAgeMs ?? CONFIRMED_MEMBERS_MAX_AGE_MS;
+    this.ctx = {
+      api,
+      policy: backoffPolicy(options.backoff),
+      now,
+      members: maxAge > 0 ? new ConfirmedMembers(now, maxAge) : undefined,
+    };
   }
 
   get policy(): BackoffPolicy {

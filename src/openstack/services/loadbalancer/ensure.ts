@@ -97,16 +97,23 @@ async function ensureSteps(
   if (lb.provisioning_status !== 'ACTIVE') return pendingFor(ctx, journal, lb, '');
 
   // Every read the next write depends on goes out at once: the floating IP beside Octavia's
-  // children, the members of a load balancer no one shares beside its listeners and pools.
+  // children, the members of a load balancer no one shares beside its listeners and pools (but
+  // not those of pools confirmed unchanged: serial mode updates members one by one, by id, and
+  // reads them every time).
   const attached = desired.floatingIp ? readAttached(api, lb, options) : undefined;
+  const serial = desired.serialApiCalls ?? false;
+  const members = serial ? undefined : ctx.members;
   const state = await readState(api, lb, ownership(desired, owned), options, {
     membersAhead: owned && foreignTags(identity, lb.tags).length === 0,
+    skipMembers: members && ((p) => members.unchanged(p)),
+    likelySkipped: members && ((id) => members.known(id)),
   });
   const plan = planChanges(desired, state, {
     owned,
     tags,
-    serial: desired.serialApiCalls ?? false,
+    serial,
     adopted: owned && lb.name !== identity.name,
+    members,
   });
   if (plan.kind === 'conflict') return journal.failed('PortConflict', plan.message);
 

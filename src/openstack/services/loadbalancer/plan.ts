@@ -30,6 +30,7 @@ import {
   poolFields,
   uniqueMembers,
 } from './build.ts';
+import type { ConfirmedMembers } from './confirmed-members.ts';
 import { foreignTags } from './find.ts';
 import type { CurrentState } from './read.ts';
 import type {
@@ -69,6 +70,8 @@ export interface PlanContext {
    * existing children are not renamed or re-tagged.
    */
   adopted?: boolean | undefined;
+  /** Pools whose members matched a desired set: the unread ones are planned from it, read ones recorded. */
+  members?: ConfirmedMembers | undefined;
 }
 
 export type Plan = { kind: 'steps'; steps: Step[] } | { kind: 'conflict'; message: string };
@@ -157,9 +160,7 @@ export function planChanges(desired: DesiredLoadBalancer, state: CurrentState, c
     }
     const poolChange = diffPool(d.pool, pool, childTags, { names: !keep });
     if (poolChange) steps.push({ op: 'updatePool', id: pool.id, name: pool.name, ...poolChange });
-    steps.push(
-      ...planMembers(d.pool.members, pool, state.members.get(pool.id) ?? [], ctx.serial, { names: !keep }),
-    );
+    steps.push(...planPoolMembers(d.pool.members, pool, state, ctx, { names: !keep }));
     steps.push(...planMonitor(d.pool, pool, state.monitors.get(pool.id), { names: !keep }));
   }
   return { kind: 'steps', steps };
@@ -318,6 +319,37 @@ export function memberDiff(
     body.monitor_address = d.monitorAddress ?? null;
   if ((d.backup ?? false) !== m.backup) body.backup = d.backup ?? false;
   return body;
+}
+
+/**
+ * A pool's member steps. Members not read (the pool unchanged since they matched a desired set) are
+ * still that set: the same set again needs nothing, another one the batch update to it. Members read
+ * and found as desired are recorded as such.
+ */
+function planPoolMembers(
+  desired: readonly DesiredMember[],
+  pool: Pool,
+  state: CurrentState,
+  ctx: PlanContext,
+  rule: NameRule,
+): Step[] {
+  if (state.unread?.has(pool.id) && ctx.members && !ctx.serial) {
+    if (ctx.members.matches(pool, desired, rule.names)) return [];
+    const members = uniqueMembers(desired);
+    return [
+      {
+        op: 'replaceMembers',
+        poolId: pool.id,
+        poolName: pool.name,
+        members: members.map(memberBody),
+        detail: `→ ${members.length} members`,
+      },
+    ];
+  }
+  const current = state.members.get(pool.id) ?? [];
+  const steps = planMembers(desired, pool, current, ctx.serial, rule);
+  if (steps.length === 0) ctx.members?.confirm(pool, current, desired, rule.names);
+  return steps;
 }
 
 export function planMembers(

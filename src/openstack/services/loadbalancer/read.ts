@@ -3,7 +3,8 @@
  * this identity owns, their members and monitor. The engine re-reads on every call (level-based),
  * so nothing it remembers can be stale after a crash, a second controller, or a hand edit.
  * Cost: 2 lists + per own pool 1 member list and at most 1 monitor get, issued concurrently (the
- * member lists beside the first two when asked: membersAhead).
+ * member lists beside the first two when asked: membersAhead); a pool `skipMembers` names
+ * (unchanged since its members were confirmed, confirmed-members.ts) is not read.
  */
 import { isNotFound } from '../../core/errors.ts';
 import type { HealthMonitor } from '../../loadbalancer/v2/healthmonitors.ts';
@@ -23,8 +24,10 @@ export interface CurrentState {
   foreignListeners: Listener[];
   /** This identity's pools. */
   pools: Pool[];
-  /** Members by pool id (own pools only). */
+  /** Members by pool id (own pools only, but those in `unread`). */
   members: Map<string, Member[]>;
+  /** Own pools whose members were not read (unchanged since they were last confirmed). */
+  unread?: ReadonlySet<string> | undefined;
   /** Monitor by pool id (own pools only). */
   monitors: Map<string, HealthMonitor>;
 }
@@ -36,6 +39,10 @@ export interface ReadOptions {
    * are all this identity's (a shared one's other pools would be read for nothing).
    */
   membersAhead?: boolean | undefined;
+  /** A pool whose members need not be read: unchanged since they were confirmed (confirmed-members.ts). */
+  skipMembers?: ((pool: Pool) => boolean) | undefined;
+  /** Before the pools are listed, with membersAhead: a pool likely to be skipped is not read ahead. */
+  likelySkipped?: ((poolId: string) => boolean) | undefined;
 }
 
 export async function readState(
@@ -50,6 +57,7 @@ export async function readState(
   const ahead = new Map<string, Promise<Member[]>>();
   if (read.membersAhead) {
     for (const { id } of lb.pools ?? []) {
+      if (read.likelySkipped?.(id)) continue;
       const list = octavia.members.list(id, {}, { signal }).all();
       // A pool gone since the load balancer was read is not listed below, so nothing awaits this.
       list.catch(() => undefined);
@@ -67,10 +75,13 @@ export async function readState(
 
   const members = new Map<string, Member[]>();
   const monitors = new Map<string, HealthMonitor>();
+  const unread = new Set(pools.filter((p) => read.skipMembers?.(p) ?? false).map((p) => p.id));
   await Promise.all(
     pools.map(async (pool) => {
       const [list, monitor] = await Promise.all([
-        ahead.get(pool.id) ?? octavia.members.list(pool.id, {}, { signal }).all(),
+        unread.has(pool.id)
+          ? undefined
+          : (ahead.get(pool.id) ?? octavia.members.list(pool.id, {}, { signal }).all()),
         pool.healthmonitor_id
           ? octavia.healthMonitors.get(pool.healthmonitor_id, { signal }).catch((err: unknown) => {
               if (isNotFound(err)) return undefined;
@@ -78,9 +89,9 @@ export async function readState(
             })
           : undefined,
       ]);
-      members.set(pool.id, list);
+      if (list) members.set(pool.id, list);
       if (monitor) monitors.set(pool.id, monitor);
     }),
   );
-  return { lb, listeners, foreignListeners, pools, members, monitors };
+  return { lb, listeners, foreignListeners, pools, members, monitors, unread };
 }

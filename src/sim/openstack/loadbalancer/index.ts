@@ -17,6 +17,7 @@ import { memberHandlers } from './members.ts';
 import {
   OPERATING_STATUSES,
   PROVISIONING_STATUSES,
+  type MemberRecord,
   type OperatingStatus,
   type ProvisioningStatus,
   type Provisioned,
@@ -180,6 +181,7 @@ function forceState(ctx: Ctx, resource: string, id: string, fields: Record<strin
     else if (typeof op === 'string' && OPERATING_STATUSES.includes(op as OperatingStatus)) {
       record._forced_operating_status = op as OperatingStatus;
     }
+    if (kind === 'member') store.forcedChanged(record as MemberRecord);
   }
   if (typeof fields.admin_state_up === 'boolean') record.admin_state_up = fields.admin_state_up;
   ctx.cloud.changed();

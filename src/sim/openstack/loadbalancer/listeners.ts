@@ -229,6 +229,8 @@ export function listenerHandlers(ctx: Ctx) {
       find: (id) => store.listener(id),
       view: (l) => views.listener(l),
       attributes: LISTENER_ATTRIBUTES,
+      ofLoadBalancer: (id) =>
+        (store.loadbalancers.get(id)?.listener_ids ?? []).flatMap((l) => store.listeners.get(l) ?? []),
     }),
 
     create: (req: SimRequest): SimResponse => {

@@ -418,6 +418,30 @@ describe('octavia load balancers', () => {
       body: { listener: { loadbalancer_id: lb.id, protocol: 'TCP', protocol_port: 80 } },
     });
     await settled(t, lb.id);
+    const pool = await t.request<{ pool: { id: string } }>('octavia', 'POST', '/v2/lbaas/pools', {
+      user: 'demo',
+      body: {
+        pool: { listener_id: listener.body.listener.id, protocol: 'TCP', lb_algorithm: 'ROUND_ROBIN' },
+      },
+    });
+    await settled(t, lb.id);
+    const poolId = pool.body.pool.id;
+    const batch = await t.request('octavia', 'PUT', `/v2/lbaas/pools/${poolId}/members`, {
+      user: 'demo',
+      body: {
+        members: [
+          { address: '10.20.0.71', protocol_port: 80 },
+          { address: '10.20.0.72', protocol_port: 80 },
+        ],
+      },
+    });
+    assert.equal(batch.status, 202);
+    await settled(t, lb.id);
+    type Members = { members: { id: string; address: string; operating_status: string }[] };
+    const before = await t.request<Members>('octavia', 'GET', `/v2/lbaas/pools/${poolId}/members`, {
+      user: 'demo',
+    });
+    await forceState(t, 'member', before.body.members[0]!.id, { operating_status: 'ERROR' });
     const snapshot = JSON.parse(JSON.stringify(t.cloud.snapshot())) as Record<string, unknown>;
     const t2 = await startSlowCloud();
     try {
@@ -426,6 +450,25 @@ describe('octavia load balancers', () => {
       assert.equal(again.status, 200);
       assert.equal(again.body.loadbalancer.name, 'persisted');
       assert.deepEqual(again.body.loadbalancer.listeners, [{ id: listener.body.listener.id }]);
+      // The pool's members come back in their order, and the one forced down still degrades it.
+      const members = await t2.request<Members>('octavia', 'GET', `/v2/lbaas/pools/${poolId}/members`, {
+        user: 'demo',
+      });
+      assert.deepEqual(
+        members.body.members,
+        before.body.members.map((m, i) => ({
+          ...m,
+          operating_status: i === 0 ? 'ERROR' : m.operating_status,
+        })),
+      );
+      const restoredPool = await t2.request<{
+        pool: { members: { id: string }[]; operating_status: string };
+      }>('octavia', 'GET', `/v2/lbaas/pools/${poolId}`, { user: 'demo' });
+      assert.deepEqual(
+        restoredPool.body.pool.members,
+        before.body.members.map((m) => ({ id: m.id })),
+      );
+      assert.equal(restoredPool.body.pool.operating_status, 'DEGRADED');
       const del = await t2.request('octavia', 'DELETE', `/v2/lbaas/loadbalancers/${lb.id}?cascade=true`, {
         user: 'demo',
       });

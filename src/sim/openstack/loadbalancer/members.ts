@@ -4,7 +4,6 @@
  */
 import { SimError } from '../core/errors.ts';
 import type { SimRequest, SimResponse } from '../core/types.ts';
-import { compareCreated } from './collection.ts';
 import { authorize, listScope, type Ctx } from './context.ts';
 import { invalidSubresource } from './errors.ts';
 import { creating, deleting, updating } from './lifecycle.ts';
@@ -49,15 +48,31 @@ export const MEMBER_CREATE_FIELDS: Fields = {
 
 const BATCH_FIELDS: Fields = { members: mandatory(objList(MEMBER_CREATE_FIELDS)) };
 
+/**
+ * One copy of each member name, address and subnet id: a cluster's Nodes are members of every pool,
+ * a thousand copies each otherwise. Bounded: emptied when it grows past what any cloud here holds.
+ */
+const strings = new Map<string, string>();
+function intern<T extends string | null>(s: T): T {
+  if (s === null) return s;
+  const known = strings.get(s);
+  if (known !== undefined) return known as T;
+  if (strings.size >= 1_000_000) strings.clear();
+  strings.set(s, s);
+  return s;
+}
+
 export function newMember(m: Parsed, pool: PoolRecord): MemberRecord {
+  const provisioned = newProvisioned(m, pool.project_id);
   return {
-    ...newProvisioned(m, pool.project_id),
+    ...provisioned,
+    name: intern(provisioned.name),
     pool_id: pool.id,
-    address: m.address as string,
+    address: intern(m.address as string),
     protocol_port: m.protocol_port as number,
     weight: (m.weight as number | null) ?? 1,
     backup: (m.backup as boolean | null) ?? false,
-    subnet_id: (m.subnet_id as string | null) ?? null,
+    subnet_id: intern((m.subnet_id as string | null) ?? null),
     monitor_address: (m.monitor_address as string | null) ?? null,
     monitor_port: (m.monitor_port as number | null) ?? null,
   };
@@ -96,7 +111,7 @@ export function memberHandlers(ctx: Ctx) {
       const visible = listScope(req);
       return listResponse(req, {
         collection: 'members',
-        items: store.membersOf(pool).sort(compareCreated),
+        items: store.membersOf(pool),
         visible,
         lookup: (id) => store.members.get(id),
         view: (m) => views.member(m),
@@ -177,7 +192,7 @@ export function memberHandlers(ctx: Ctx) {
             admin_state_up: true,
             ...m,
           });
-          if ('subnet_id' in m) existing.subnet_id = (m.subnet_id as string | null) ?? null;
+          if ('subnet_id' in m) existing.subnet_id = intern((m.subnet_id as string | null) ?? null);
           updated.push(existing);
         } else {
           created.push(newMember(m, pool));
@@ -204,7 +219,7 @@ export function memberHandlers(ctx: Ctx) {
 }
 
 function applyMemberUpdate(m: MemberRecord, body: Parsed): void {
-  if ('name' in body) m.name = (body.name as string | null) ?? '';
+  if ('name' in body) m.name = intern((body.name as string | null) ?? '');
   if ('admin_state_up' in body) m.admin_state_up = (body.admin_state_up as boolean | null) ?? true;
   if ('weight' in body) m.weight = (body.weight as number | null) ?? 1;
   if ('backup' in body) m.backup = (body.backup as boolean | null) ?? false;

@@ -117,7 +117,6 @@ export interface PoolRecord extends Provisioned {
   /** Listeners using the pool as default pool (L7 redirects are found through the policies). */
   listener_ids: string[];
   healthmonitor_id: string | null;
-  member_ids: string[];
   tls_container_ref: string | null;
   ca_tls_container_ref: string | null;
   crl_container_ref: string | null;
@@ -259,5 +258,14 @@ export const UDP_CONNECT_MIN_DELAY = 3;
 
 /** Octavia prints timestamps without fractional seconds and without a zone designator. */
 export function octaviaTime(date: Date = new Date()): string {
-  return date.toISOString().replace(/\.\d{3}Z$/, '');
+  // One string per second, shared by everything stamped in it (millions of members otherwise hold
+  // as many copies).
+  const second = Math.floor(date.getTime() / 1000);
+  if (second !== lastSecond) {
+    lastSecond = second;
+    lastTime = date.toISOString().replace(/\.\d{3}Z$/, '');
+  }
+  return lastTime;
 }
+let lastSecond = Number.NaN;
+let lastTime = '';

@@ -116,7 +116,6 @@ export function newPool(p: Parsed, lb: LoadBalancerRecord): PoolRecord {
     session_persistence: sessionPersistence(p.session_persistence as Parsed | null | undefined),
     listener_ids: [],
     healthmonitor_id: null,
-    member_ids: [],
     tls_container_ref: (p.tls_container_ref as string | null) ?? null,
     ca_tls_container_ref: (p.ca_tls_container_ref as string | null) ?? null,
     crl_container_ref: (p.crl_container_ref as string | null) ?? null,
@@ -150,6 +149,8 @@ export function poolHandlers(ctx: Ctx) {
       find: (id) => store.pool(id),
       view: (p) => views.pool(p),
       attributes: POOL_ATTRIBUTES,
+      ofLoadBalancer: (id) =>
+        (store.loadbalancers.get(id)?.pool_ids ?? []).flatMap((p) => store.pools.get(p) ?? []),
     }),
 
     create: (req: SimRequest): SimResponse => {

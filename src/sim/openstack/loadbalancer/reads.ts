@@ -3,7 +3,7 @@
  * Octavia's pagination and filters, and owner-or-admin reads of one object, both with `fields=`.
  */
 import type { SimRequest, SimResponse } from '../core/types.ts';
-import type { Collection } from './collection.ts';
+import { compareCreated, type Collection } from './collection.ts';
 import { authorize, listScope } from './context.ts';
 import { listResponse } from './listing.ts';
 import type { Provisioned } from './model.ts';
@@ -20,15 +20,26 @@ export interface ReadSpec<T extends Provisioned> {
   view: (record: T) => Record<string, unknown>;
   /** Attributes usable as list filters and sort keys. */
   attributes: Readonly<Record<string, (record: T) => unknown>>;
+  /**
+   * The records of one load balancer, for a list filtered by `loadbalancer_id` (every controller's
+   * read of its load balancer's children): found through the load balancer instead of a scan of the
+   * cloud's. The filter still applies to them.
+   */
+  ofLoadBalancer?: (lbId: string) => readonly T[];
 }
 
 export function readHandlers<T extends Provisioned>(spec: ReadSpec<T>) {
   return {
     list: (req: SimRequest): SimResponse => {
       const visible = listScope(req);
+      const lbIds = req.query.getAll('loadbalancer_id');
+      const items =
+        spec.ofLoadBalancer && lbIds.length === 1
+          ? [...spec.ofLoadBalancer(lbIds[0]!)].sort(compareCreated)
+          : spec.records.ordered();
       return listResponse(req, {
         collection: spec.collection,
-        items: spec.records.ordered(),
+        items,
         visible,
         lookup: (id) => spec.records.get(id),
         view: spec.view,

@@ -48,6 +48,9 @@ export class OperatingStatuses {
     if (!pool.admin_state_up || undeployed(pool)) return 'OFFLINE';
     // A pool no listener sends traffic to is not in the amphora's configuration at all.
     if (this.store.listenersOfPool(pool).length === 0) return 'OFFLINE';
+    // Only a member forced down (the admin API) is ERROR: without one the pool is ONLINE, whatever
+    // the others are, and its thousands of members need not be looked at.
+    if (!this.store.hasForcedMember(pool)) return 'ONLINE';
     let working = 0;
     let down = 0;
     for (const m of this.store.membersOf(pool)) {

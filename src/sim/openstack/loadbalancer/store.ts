@@ -39,6 +39,17 @@ export class OctaviaStore implements Persistent {
   readonly l7rules = new Collection<L7RuleRecord>();
   readonly flavorprofiles = new Collection<FlavorProfileRecord>();
   readonly flavors = new Collection<FlavorRecord>();
+  /**
+   * Each pool's members in creation order (the order Octavia lists them in): a pool of a large
+   * cluster holds thousands, and its list, status and batch update read them all, so they are
+   * neither looked up one id at a time nor re-sorted per request.
+   */
+  private readonly poolMembers = new Map<string, Collection<MemberRecord>>();
+  /**
+   * Members whose operating status the admin API forced: only those can make a pool DEGRADED or
+   * ERROR, so a pool without one is not walked member by member to print its status.
+   */
+  private readonly forced = new Set<MemberRecord>();
 
   loadbalancer(id: string): LoadBalancerRecord {
     return this.loadbalancers.get(id) ?? fail('Load Balancer', id);
@@ -126,8 +137,25 @@ export class OctaviaStore implements Persistent {
     return ids.flatMap((id) => this.pools.get(id) ?? []);
   }
 
-  membersOf(pool: PoolRecord): MemberRecord[] {
-    return pool.member_ids.flatMap((id) => this.members.get(id) ?? []);
+  /** The pool's members in (created_at, id) order; the array is shared, do not mutate it. */
+  membersOf(pool: PoolRecord): readonly MemberRecord[] {
+    return this.poolMembers.get(pool.id)?.ordered() ?? [];
+  }
+
+  memberCount(pool: PoolRecord): number {
+    return this.poolMembers.get(pool.id)?.size ?? 0;
+  }
+
+  /** Records a member's forced operating status being set or cleared (the admin API). */
+  forcedChanged(member: MemberRecord): void {
+    if (member._forced_operating_status) this.forced.add(member);
+    else this.forced.delete(member);
+  }
+
+  /** Whether a member of the pool has a forced operating status. */
+  hasForcedMember(pool: PoolRecord): boolean {
+    for (const m of this.forced) if (m.pool_id === pool.id && this.members.get(m.id) === m) return true;
+    return false;
   }
 
   healthmonitorOf(pool: PoolRecord): HealthMonitorRecord | undefined {
@@ -178,8 +206,12 @@ export class OctaviaStore implements Persistent {
   }
 
   addMember(member: MemberRecord): void {
+    const pool = this.pool(member.pool_id);
     this.members.add(member);
-    this.pool(member.pool_id).member_ids.push(member.id);
+    let members = this.poolMembers.get(pool.id);
+    if (!members) this.poolMembers.set(pool.id, (members = new Collection<MemberRecord>()));
+    members.add(member);
+    if (member._forced_operating_status) this.forced.add(member);
   }
 
   addHealthMonitor(hm: HealthMonitorRecord): void {
@@ -244,8 +276,8 @@ export class OctaviaStore implements Persistent {
 
   removeMember(member: MemberRecord): void {
     this.members.delete(member.id);
-    const pool = this.pools.get(member.pool_id);
-    if (pool) pool.member_ids = pool.member_ids.filter((id) => id !== member.id);
+    this.poolMembers.get(member.pool_id)?.delete(member.id);
+    this.forced.delete(member);
   }
 
   removeHealthMonitor(hm: HealthMonitorRecord): void {
@@ -266,7 +298,11 @@ export class OctaviaStore implements Persistent {
   }
 
   removePool(pool: PoolRecord): void {
-    for (const member of this.membersOf(pool)) this.members.delete(member.id);
+    for (const member of this.membersOf(pool)) {
+      this.members.delete(member.id);
+      this.forced.delete(member);
+    }
+    this.poolMembers.delete(pool.id);
     const hm = this.healthmonitorOf(pool);
     if (hm) this.healthmonitors.delete(hm.id);
     for (const lid of pool.listener_ids) {
@@ -313,7 +349,13 @@ export class OctaviaStore implements Persistent {
     load(this.loadbalancers, snap.loadbalancers);
     load(this.listeners, snap.listeners);
     load(this.pools, snap.pools);
-    load(this.members, snap.members);
+    this.poolMembers.clear();
+    this.forced.clear();
+    this.members.clear();
+    // A member knows its pool: the pools' member lists are rebuilt from the members.
+    for (const m of snap.members ?? []) {
+      if (this.pools.has(m.pool_id)) this.addMember(structuredClone(m));
+    }
     load(this.healthmonitors, snap.healthmonitors);
     load(this.l7policies, snap.l7policies);
     load(this.l7rules, snap.l7rules);

@@ -141,7 +141,7 @@ export class Views {
     // WSME leaves an unset attribute out: a pool without a monitor has no healthmonitor_id key.
     if (p.healthmonitor_id) out.healthmonitor_id = p.healthmonitor_id;
     Object.assign(out, {
-      members: ids(p.member_ids),
+      members: this.store.membersOf(p).map((m) => ({ id: m.id })),
       tags: [...p.tags],
       tls_container_ref: p.tls_container_ref,
       ca_tls_container_ref: p.ca_tls_container_ref,
