@@ -429,6 +429,7 @@ class OpenStackServerReconciler {
         break;
       case 'PortNotFound':
       case 'MultiplePorts':
+      case 'OutOfCapacity':
         reason = Reasons.PortCreateFailed;
         event = Reasons.PortCreateFailed;
         break;

@@ -386,6 +386,33 @@ describe('server engine', () => {
     assert.deepEqual(await census(w), baseline);
   });
 
+  it('a subnet with no free address fails the machine as OutOfCapacity, not terminally, and leaks nothing', async () => {
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const network = await w.os.network.networks.create({ name: 'tiny' });
+    // A /30: the gateway and one address, which a port outside the engine takes.
+    const subnet = await w.os.network.subnets.create({
+      network_id: network.id,
+      cidr: '10.9.0.0/30',
+      ip_version: 4,
+    });
+    const squatter = await w.os.network.ports.create({ network_id: network.id, name: 'squatter' });
+    const spec = { ...machineSpec('worker-full', { volumes: false, trunkPort: false }) };
+    spec.ports = [{ network: { filter: { name: 'tiny' } } }];
+    const rec = new Recorder();
+    let r = await engine.ensure({ spec, ...rec.state }, { record: rec.record });
+    for (let i = 0; i < 5 && r.phase === 'Pending' && r.reason !== 'Conflict'; i++)
+      r = await engine.ensure({ spec, ...rec.state }, { record: rec.record });
+    assert.equal(r.phase, 'Failed', JSON.stringify(r));
+    assert.equal(r.phase === 'Failed' && r.reason, 'OutOfCapacity');
+    assert.equal(r.phase === 'Failed' && r.terminal, false, 'a freed address lets the next try through');
+    assert.match(r.phase === 'Failed' ? r.message : '', /No more IP addresses available on network/);
+    assert.equal((await teardown(engine, 'worker-full', rec)).result.phase, 'Ready');
+    await w.os.network.ports.delete(squatter.id);
+    await w.os.network.subnets.delete(subnet.id);
+    await w.os.network.networks.delete(network.id);
+    assert.deepEqual(await census(w), baseline);
+  });
+
   it('a recorded server that is gone fails terminally as InstanceNotFound', async () => {
     const engine = new ServerEngine(w.os, { backoff: BACKOFF });
     const spec = machineSpec('worker-gone', { volumes: false, trunkPort: false });

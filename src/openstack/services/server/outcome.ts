@@ -75,6 +75,9 @@ export class Journal {
   }
 }
 
+/** Neutron's 409s for a network or project without room (neutron-lib's exception names). */
+const NO_ROOM = new Set(['IpAddressGenerationFailure', 'OverQuota']);
+
 /** A typed failure or an OpenStack answer as a result; anything else is rethrown. */
 export function fromError(err: unknown, journal: Journal, policy: BackoffPolicy): Pending | Failed {
   if (err instanceof StepFailure) return journal.failed(err.reason, err.message, err.terminal);
@@ -82,6 +85,9 @@ export function fromError(err: unknown, journal: Journal, policy: BackoffPolicy)
   if (ApiVersionError.is(err)) return journal.failed('InvalidRequest', err.message, true);
   if (!OpenStackHttpError.is(err)) throw err;
   const said = err.serviceMessage || err.message;
+  // A 409 that another look will not cure: retried with back-off, and said where the user looks.
+  if (err.status === 409 && NO_ROOM.has(err.errorType ?? ''))
+    return journal.failed('OutOfCapacity', `${err.method} ${err.url}: ${said}`, false);
   switch (err.status) {
     case 404:
     case 409:

@@ -360,7 +360,13 @@ export type FailedReason =
   /** The recorded server is DELETED or SOFT_DELETED. */
   | 'InstanceDeleted'
   | 'InvalidRequest'
-  | 'Forbidden';
+  | 'Forbidden'
+  /**
+   * Neutron has no room: no free address on the subnet (IpAddressGenerationFailure) or the
+   * project's quota is spent (OverQuota). Not terminal: a freed address or quota lets the next try
+   * through, after the caller's back-off rather than at once.
+   */
+  | 'OutOfCapacity';
 
 export interface Failed extends Outcome {
   phase: 'Failed';
