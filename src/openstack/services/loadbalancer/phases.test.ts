@@ -14,6 +14,14 @@ import type { DesiredLoadBalancer } from './types.ts';
 const CREATE_MS = 600;
 const UPDATE_MS = 300;
 const LIST_MS = 150;
+/** An engine told the phases above, polling finely. */
+const ENGINE = {
+  backoff: {
+    initialMs: 20,
+    maxMs: 1_000,
+    phases: { create: CREATE_MS, update: UPDATE_MS, delete: UPDATE_MS },
+  },
+};
 
 describe('load-balancer engine: looks timed by the phase', () => {
   let w: LbWorld;
@@ -37,13 +45,7 @@ describe('load-balancer engine: looks timed by the phase', () => {
         },
       },
     });
-    engine = new LoadBalancerEngine(w.os, {
-      backoff: {
-        initialMs: 20,
-        maxMs: 1_000,
-        phases: { create: CREATE_MS, update: UPDATE_MS, delete: UPDATE_MS },
-      },
-    });
+    engine = new LoadBalancerEngine(w.os, ENGINE);
   });
   after(async () => {
     for (const d of cleanups.splice(0)) await teardown(engine, d);
@@ -73,13 +75,7 @@ describe('load-balancer engine: looks timed by the phase', () => {
     const { last } = w.sim.cloud.stats.requests(0);
     const more = desiredLb(w, { name: 'phase-reads', members: 3, ports });
     // A restarted controller: no pool's members confirmed yet (confirmed-members.ts), so they are read.
-    const restarted = new LoadBalancerEngine(w.os, {
-      backoff: {
-        initialMs: 20,
-        maxMs: 1_000,
-        phases: { create: CREATE_MS, update: UPDATE_MS, delete: UPDATE_MS },
-      },
-    });
+    const restarted = new LoadBalancerEngine(w.os, ENGINE);
     const r = await restarted.ensure(more);
     assert.equal(r.phase, 'Pending', JSON.stringify(r));
     const answered = w.sim.cloud.stats.requests(last).requests.map((q) => `${q.service} ${q.operation}`);
