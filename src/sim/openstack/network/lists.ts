@@ -171,9 +171,11 @@ export function portList(state: NeutronState, actor: Actor): ListDef<PortRecord>
     candidates: (f) => {
       const nets = f.get('network_id');
       const devices = f.get('device_id');
+      const names = f.get('name');
       const fixed = f.get('fixed_ips');
       const options: string[][] = [];
       if (nets) options.push(unionOf(state.portsByNetwork, nets));
+      if (names) options.push(unionOf(state.portsByName, names));
       if (devices && !devices.includes('')) options.push(unionOf(state.portsByDevice, devices));
       if (fixed) {
         const byIp = portsByAddress(state, fixed);

@@ -1,6 +1,8 @@
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
 import { eventually, startTestCloud, type TestCloud } from '../testing/harness.ts';
+import { portList } from './lists.ts';
+import type { NeutronState } from './state.ts';
 import { neutron, neutronError, type Neutron } from './testing/neutron.ts';
 
 describe('neutron: subnets, IPAM and ports', () => {
@@ -377,6 +379,32 @@ describe('neutron: subnets, IPAM and ports', () => {
     assert.deepEqual(fields.body.ports, [{ id: a.id, mac_address: a.mac_address }]);
     const one = await n.get(`/v2.0/ports/${a.id}?fields=name`, 'demo');
     assert.deepEqual(one.body.port, { name: 'fa' });
+  });
+
+  it('finds ports by name through an index that follows renames (PUT and the admin state API)', async () => {
+    const { net } = await n.network('demo', '10.13.0.0/24');
+    const a = await n.port('demo', { network_id: net.id, name: 'by-name-a' });
+    await n.port('demo', { network_id: net.id, name: 'by-name-b' });
+    const ids = (r: { body: { ports: { id: string }[] } }) => r.body.ports.map((p) => p.id);
+    assert.deepEqual(ids(await n.get('/v2.0/ports?name=by-name-a', 'demo')), [a.id]);
+    // The list looks only at the ports of that name, not at every port of the cloud (CAPO and
+    // kuryr look their ports up by name: a scan per lookup is quadratic in the machines).
+    const state = (t.cloud.network as unknown as { state: NeutronState }).state;
+    const named = (name: string) => [
+      ...(portList(state, { projectId: '', isAdmin: true }).candidates!(new Map([['name', [name]]])) ?? []),
+    ];
+    assert.deepEqual(named('by-name-a'), [a.id]);
+
+    await n.put(`/v2.0/ports/${a.id}`, { port: { name: 'by-name-c' } }, 'demo');
+    assert.deepEqual(ids(await n.get('/v2.0/ports?name=by-name-a', 'demo')), []);
+    assert.deepEqual(ids(await n.get('/v2.0/ports?name=by-name-c', 'demo')), [a.id]);
+    const forced = await fetch(`${t.url}/_sim/state/neutron/port/${a.id}`, {
+      method: 'POST',
+      body: JSON.stringify({ name: 'by-name-d' }),
+    });
+    assert.equal(forced.status, 204);
+    assert.deepEqual(named('by-name-c'), []);
+    assert.deepEqual(ids(await n.get('/v2.0/ports?name=by-name-d', 'demo')), [a.id]);
   });
 
   it('pages with absolute next and previous links, forwards and back', async () => {

@@ -555,8 +555,8 @@ export function updatePort(
     port.allowed_address_pairs = addressPairs(body, port.mac_address, portSecurity);
   }
   port.port_security_enabled = portSecurity;
+  if (body.name !== undefined) state.rename(port, body.name as string);
   for (const k of [
-    'name',
     'description',
     'admin_state_up',
     'extra_dhcp_opts',

@@ -34,9 +34,16 @@ export function forceState(
   state.cancelPending(id);
   for (const [k, v] of Object.entries(fields)) {
     if (PROTECTED.has(k) || !(k in rec)) continue;
-    if (resource === 'port' && k === 'device_id') {
-      const port = state.ports.get(id)!;
+    // A port's indexed fields go through the state so its indexes follow.
+    const port = resource === 'port' ? state.ports.get(id)! : undefined;
+    if (port && k === 'device_id') {
       state.setDevice(port, String(v), port.device_owner);
+    } else if (port && k === 'name') {
+      state.rename(port, String(v));
+    } else if (port && k === 'mac_address') {
+      state.setMac(port, String(v));
+    } else if (port && k === 'security_groups' && Array.isArray(v)) {
+      state.setGroups(port, v.map(String));
     } else {
       rec[k] = v;
     }

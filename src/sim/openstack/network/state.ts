@@ -67,6 +67,8 @@ export class NeutronState {
 
   readonly portsByNetwork = new MultiIndex();
   readonly portsByDevice = new MultiIndex();
+  /** CAPO and kuryr find their ports by name: without it each lookup walks the whole network. */
+  readonly portsByName = new MultiIndex();
   readonly portsByGroup = new MultiIndex();
   readonly rulesByGroup = new MultiIndex();
   readonly fipsByPort = new MultiIndex();
@@ -172,6 +174,7 @@ export class NeutronState {
   addPort(port: PortRecord): void {
     this.ports.insert(port);
     this.portsByNetwork.add(port.network_id, port.id);
+    this.portsByName.add(port.name, port.id);
     if (port.device_id) this.portsByDevice.add(port.device_id, port.id);
     for (const sg of port.security_groups) this.portsByGroup.add(sg, port.id);
     this.macs.set(`${port.network_id} ${port.mac_address}`, port.id);
@@ -185,6 +188,7 @@ export class NeutronState {
     this.cancelPending(port.id);
     this.ports.remove(port.id);
     this.portsByNetwork.delete(port.network_id, port.id);
+    this.portsByName.delete(port.name, port.id);
     if (port.device_id) this.portsByDevice.delete(port.device_id, port.id);
     for (const sg of port.security_groups) this.portsByGroup.delete(sg, port.id);
     this.macs.delete(`${port.network_id} ${port.mac_address}`);
@@ -205,6 +209,12 @@ export class NeutronState {
       port.device_id = deviceId;
     }
     port.device_owner = deviceOwner;
+  }
+
+  rename(port: PortRecord, name: string): void {
+    this.portsByName.delete(port.name, port.id);
+    port.name = name;
+    this.portsByName.add(name, port.id);
   }
 
   setGroups(port: PortRecord, groups: string[]): void {
@@ -259,6 +269,7 @@ export class NeutronState {
     for (const i of [
       this.portsByNetwork,
       this.portsByDevice,
+      this.portsByName,
       this.portsByGroup,
       this.rulesByGroup,
       this.fipsByPort,
