@@ -269,7 +269,12 @@ const create = {
   kube: sub(await kubeRequests(ccm.registry), kube0),
   reconciles: (await reconciles(ccm.registry))['service']! - (rec0['service'] ?? 0),
 };
-say(`all ${N_SERVICES} Services have an address`);
+const memory = (() => {
+  const m = process.memoryUsage();
+  const mb = (x: number) => (x / 2 ** 20).toFixed(0);
+  return `heap ${mb(m.heapUsed)} MB used of ${mb(m.heapTotal)}, rss ${mb(m.rss)} MB, external ${mb(m.external)} MB`;
+})();
+say(`all ${N_SERVICES} Services have an address (${memory})`);
 
 /* Steady state: nothing to do, nothing written. */
 
