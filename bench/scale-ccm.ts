@@ -214,6 +214,9 @@ const describeKube = (r: Record<string, number>) =>
     .map(([k, v]) => `${v} ${k}`)
     .join(', ') || '0';
 
+/** The heap in use now, garbage included (heapMb collects first, which takes seconds at full size). */
+const heapUsedMb = () => process.memoryUsage().heapUsed / 2 ** 20;
+
 /* The Services. */
 
 const ports = (i: number) => (i % 2 === 0 ? 2 : 1);
@@ -250,10 +253,16 @@ await pool(
   service,
 );
 const firstReady: number[] = [];
+// A long run shows how far it got (a run killed at its time limit says where it stood).
+let progressAt = performance.now();
 await eventually(
   async () => {
     const n = await withAddress();
     if (firstReady.length === 0 && n > 0) firstReady.push(performance.now() - t0);
+    if (performance.now() - progressAt >= 60_000) {
+      progressAt = performance.now();
+      say(`${n} of ${N_SERVICES} Services have an address (heap ${heapUsedMb().toFixed(0)} MB)`);
+    }
     return n === N_SERVICES;
   },
   { timeoutMs: WAIT_MS, intervalMs: 1_000, what: `${N_SERVICES} Services with an address` },
