@@ -257,6 +257,101 @@ describe('octavia listeners, pools, members and health monitors', () => {
     assert.equal((await call('GET', `${members}/${m1.id}`)).status, 404);
   });
 
+  it('keeps a member only in its pool: rarely set fields set and cleared, the pool in the URL, a stuck fault and the admin API by id', async () => {
+    const lb = await activeLb(t, net.subnetId);
+    const listener = (
+      await write(lb, 'POST', '/v2/lbaas/listeners', {
+        listener: { loadbalancer_id: lb.id, protocol: 'TCP', protocol_port: 80 },
+      })
+    ).body.listener;
+    // Pool a receives the listener's traffic (it has an operating status of its own to show).
+    const newPool = async (to: Record<string, string>) =>
+      (
+        await write(lb, 'POST', '/v2/lbaas/pools', {
+          pool: { ...to, protocol: 'TCP', lb_algorithm: 'ROUND_ROBIN' },
+        })
+      ).body.pool as { id: string };
+    const a = await newPool({ listener_id: listener.id });
+    const b = await newPool({ loadbalancer_id: lb.id });
+    const inA = `/v2/lbaas/pools/${a.id}/members`;
+    const inB = `/v2/lbaas/pools/${b.id}/members`;
+    const plain = (await write(lb, 'POST', inA, { member: { address: '10.20.0.21', protocol_port: 80 } }))
+      .body.member;
+    const rare = { weight: 3, backup: true, monitor_address: '10.20.0.99', monitor_port: 9000, tags: ['x'] };
+    const full = (
+      await write(lb, 'POST', inA, { member: { address: '10.20.0.22', protocol_port: 80, ...rare } })
+    ).body.member;
+    const pick = (m: Record<string, unknown>) => Object.fromEntries(Object.keys(rare).map((k) => [k, m[k]]));
+    assert.deepEqual(pick(full), rare);
+    const defaults = { weight: 1, backup: false, monitor_address: null, monitor_port: null, tags: [] };
+    assert.deepEqual(pick((await call('GET', `${inA}/${plain.id}`)).body.member), defaults);
+    // Setting one on a member leaves the others' alone, and setting them back clears them.
+    await write(lb, 'PUT', `${inA}/${plain.id}`, { member: { tags: ['y'] } });
+    assert.deepEqual((await call('GET', `${inA}/${plain.id}`)).body.member.tags, ['y']);
+    assert.deepEqual(pick((await call('GET', `${inA}/${full.id}`)).body.member), rare);
+    await write(lb, 'PUT', `${inA}/${full.id}`, { member: defaults });
+    assert.deepEqual(pick((await call('GET', `${inA}/${full.id}`)).body.member), defaults);
+    assert.equal((await call('GET', `${inA}/${full.id}`)).body.member.project_id, plain.project_id);
+
+    // A member is found through the pool its URL names, never another's.
+    assert.equal((await call('GET', `${inB}/${plain.id}`)).status, 404);
+    assert.equal((await call('PUT', `${inB}/${plain.id}`, { member: { weight: 2 } })).status, 404);
+    assert.equal((await call('DELETE', `${inB}/${plain.id}`)).status, 404);
+    assert.equal((await call('GET', `${inA}/${plain.id}`)).body.member.weight, 1);
+
+    // The admin API and a stuck fault find a member by its id alone.
+    await forceState(t, 'member', full.id, { operating_status: 'ERROR' });
+    assert.equal((await call('GET', `/v2/lbaas/pools/${a.id}`)).body.pool.operating_status, 'DEGRADED');
+    await forceState(t, 'member', full.id, { operating_status: null });
+    assert.equal((await call('GET', `/v2/lbaas/pools/${a.id}`)).body.pool.operating_status, 'ONLINE');
+    assert.equal(
+      await sim(t, 'POST', '/faults', {
+        kind: 'stuck',
+        service: 'octavia',
+        resource: 'member',
+        target: full.id,
+      }),
+      201,
+    );
+    await write(lb, 'PUT', inA, {
+      members: [
+        { address: '10.20.0.21', protocol_port: 80 },
+        { address: '10.20.0.22', protocol_port: 80 },
+      ],
+    });
+    const states = (await call('GET', inA)).body.members.map(
+      (m: { id: string; provisioning_status: string }) => [m.id, m.provisioning_status],
+    );
+    assert.deepEqual(states, [
+      [plain.id, 'ACTIVE'],
+      [full.id, 'PENDING_UPDATE'],
+    ]);
+
+    // The state file holds members as it always has: every field, the pool's id and project.
+    const saved = (t.cloud.snapshot()['octavia'] as { members: Record<string, unknown>[] }).members;
+    const mine = JSON.parse(JSON.stringify(saved.find((m) => m.id === plain.id)));
+    assert.deepEqual(Object.keys(mine), [
+      'id',
+      'name',
+      'project_id',
+      'provisioning_status',
+      'admin_state_up',
+      'created_at',
+      'updated_at',
+      'tags',
+      'pool_id',
+      'address',
+      'protocol_port',
+      'weight',
+      'backup',
+      'subnet_id',
+      'monitor_address',
+      'monitor_port',
+    ]);
+    assert.equal(mine.pool_id, a.id);
+    assert.deepEqual(mine.tags, ['y']);
+  });
+
   it('attaches one health monitor per pool, with the type rules of the pool protocol', async () => {
     const lb = await activeLb(t, net.subnetId);
     const tcp = (

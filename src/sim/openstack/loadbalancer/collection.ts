@@ -15,9 +15,17 @@ export interface Ordered {
  * state file, and no per-cloud state. Not a WeakMap: with millions of members its entries were a
  * large part of every garbage collection.
  */
-const CREATION = Symbol('creation');
+export const CREATION = Symbol('creation');
 type Numbered = Ordered & { [CREATION]?: number };
 let nextCreation = 0;
+
+/**
+ * A creation number for a record that keeps it in a field of its own (a member, member-record.ts):
+ * set in its constructor, it is part of the record's fixed shape instead of a property added later.
+ */
+export function creationNumber(): number {
+  return nextCreation++;
+}
 
 function creationOf(record: Ordered): number {
   const r = record as Numbered;

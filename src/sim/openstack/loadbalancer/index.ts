@@ -161,7 +161,7 @@ function forceState(ctx: Ctx, resource: string, id: string, fields: Record<strin
     loadbalancer: store.loadbalancers,
     listener: store.listeners,
     pool: store.pools,
-    member: store.members,
+    member: { get: (id) => store.findMember(id) },
     healthmonitor: store.healthmonitors,
     l7policy: store.l7policies,
     l7rule: store.l7rules,
@@ -177,7 +177,7 @@ function forceState(ctx: Ctx, resource: string, id: string, fields: Record<strin
   }
   if ('operating_status' in fields) {
     const op = fields.operating_status;
-    if (op === null) delete record._forced_operating_status;
+    if (op === null) record._forced_operating_status = undefined;
     else if (typeof op === 'string' && OPERATING_STATUSES.includes(op as OperatingStatus)) {
       record._forced_operating_status = op as OperatingStatus;
     }

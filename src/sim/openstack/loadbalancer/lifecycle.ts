@@ -6,6 +6,7 @@
 import type { EmulatedCloud } from '../core/cloud.ts';
 import type { TransitionKey } from '../core/timing.ts';
 import { immutable, lbPendingState } from './errors.ts';
+import { StoredMember } from './member-record.ts';
 import { octaviaTime, type LoadBalancerRecord, type ProvisioningStatus, type Provisioned } from './model.ts';
 import type { OctaviaStore } from './store.ts';
 
@@ -187,12 +188,15 @@ export class Lifecycle {
     const kinds: readonly [string, { get(id: string): Provisioned | undefined }][] = [
       ['listener', this.store.listeners],
       ['pool', this.store.pools],
-      ['member', this.store.members],
       ['healthmonitor', this.store.healthmonitors],
       ['l7policy', this.store.l7policies],
       ['l7rule', this.store.l7rules],
     ];
-    const kind = kinds.find(([, records]) => records.get(record.id) === record)?.[0];
+    // A member is known by its class: members are kept only in their pool's list (pool-members.ts).
+    const kind =
+      record instanceof StoredMember
+        ? 'member'
+        : kinds.find(([, records]) => records.get(record.id) === record)?.[0];
     return kind !== undefined && this.cloud.faults.isStuck('octavia', kind, record.id);
   }
 }

@@ -8,6 +8,7 @@ import { authorize, listScope, type Ctx } from './context.ts';
 import { invalidSubresource } from './errors.ts';
 import { creating, deleting, updating } from './lifecycle.ts';
 import { listResponse, PROVISIONED_ATTRIBUTES } from './listing.ts';
+import { StoredMember } from './member-record.ts';
 import { newProvisioned, type MemberRecord, type PoolRecord } from './model.ts';
 import { ProviderDriver } from './providers.ts';
 import { selectOne } from './reads.ts';
@@ -64,10 +65,9 @@ function intern<T extends string | null>(s: T): T {
 
 export function newMember(m: Parsed, pool: PoolRecord): MemberRecord {
   const provisioned = newProvisioned(m, pool.project_id);
-  return {
+  return new StoredMember(pool, {
     ...provisioned,
     name: intern(provisioned.name),
-    pool_id: pool.id,
     address: intern(m.address as string),
     protocol_port: m.protocol_port as number,
     weight: (m.weight as number | null) ?? 1,
@@ -75,7 +75,7 @@ export function newMember(m: Parsed, pool: PoolRecord): MemberRecord {
     subnet_id: intern((m.subnet_id as string | null) ?? null),
     monitor_address: (m.monitor_address as string | null) ?? null,
     monitor_port: (m.monitor_port as number | null) ?? null,
-  };
+  });
 }
 
 export function duplicateMember(address: string, port: number): SimError {
@@ -113,7 +113,7 @@ export function memberHandlers(ctx: Ctx) {
         collection: 'members',
         items: store.membersOf(pool),
         visible,
-        lookup: (id) => store.members.get(id),
+        lookup: (id) => store.findMember(id, pool),
         view: (m) => views.member(m),
         attributes: MEMBER_ATTRIBUTES,
         tags: (m) => m.tags,

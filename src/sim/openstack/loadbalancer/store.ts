@@ -6,6 +6,7 @@ import type { Persistent } from '../core/types.ts';
 import { Collection } from './collection.ts';
 import { notFound } from './errors.ts';
 import type { FlavorProfileRecord, FlavorRecord } from './flavors.ts';
+import { StoredMember } from './member-record.ts';
 import type {
   HealthMonitorRecord,
   L7PolicyRecord,
@@ -16,6 +17,7 @@ import type {
   PoolRecord,
   Provisioned,
 } from './model.ts';
+import { PoolMembers } from './pool-members.ts';
 
 interface Snapshot {
   loadbalancers: LoadBalancerRecord[];
@@ -33,18 +35,17 @@ export class OctaviaStore implements Persistent {
   readonly loadbalancers = new Collection<LoadBalancerRecord>();
   readonly listeners = new Collection<ListenerRecord>();
   readonly pools = new Collection<PoolRecord>();
-  readonly members = new Collection<MemberRecord>();
   readonly healthmonitors = new Collection<HealthMonitorRecord>();
   readonly l7policies = new Collection<L7PolicyRecord>();
   readonly l7rules = new Collection<L7RuleRecord>();
   readonly flavorprofiles = new Collection<FlavorProfileRecord>();
   readonly flavors = new Collection<FlavorRecord>();
   /**
-   * Each pool's members in creation order (the order Octavia lists them in): a pool of a large
-   * cluster holds thousands, and its list, status and batch update read them all, so they are
-   * neither looked up one id at a time nor re-sorted per request.
+   * Each pool's members in creation order (the order Octavia lists them in), and nowhere else: see
+   * pool-members.ts. A pool of a large cluster holds thousands, and its list, status and batch
+   * update read them all, so they are neither looked up one id at a time nor re-sorted per request.
    */
-  private readonly poolMembers = new Map<string, Collection<MemberRecord>>();
+  private readonly poolMembers = new Map<string, PoolMembers>();
   /**
    * Members whose operating status the admin API forced: only those can make a pool DEGRADED or
    * ERROR, so a pool without one is not walked member by member to print its status.
@@ -63,10 +64,6 @@ export class OctaviaStore implements Persistent {
     return this.pools.get(id) ?? fail('Pool', id);
   }
 
-  member(id: string): MemberRecord {
-    return this.members.get(id) ?? fail('Member', id);
-  }
-
   healthmonitor(id: string): HealthMonitorRecord {
     return this.healthmonitors.get(id) ?? fail('Health Monitor', id);
   }
@@ -81,9 +78,21 @@ export class OctaviaStore implements Persistent {
 
   /** A member of `pool`: one of another pool is as missing as an unknown id. */
   memberIn(pool: PoolRecord, id: string): MemberRecord {
-    const m = this.members.get(id);
-    if (!m || m.pool_id !== pool.id) throw notFound('Member', id);
-    return m;
+    return this.poolMembers.get(pool.id)?.get(id) ?? fail('Member', id);
+  }
+
+  /**
+   * A member of any pool, `pool`'s first: for the admin API and a list's marker, which may name a
+   * member of another pool. Walks the pools: members are kept nowhere else.
+   */
+  findMember(id: string, pool?: PoolRecord): MemberRecord | undefined {
+    const first = pool && this.poolMembers.get(pool.id)?.get(id);
+    if (first) return first;
+    for (const members of this.poolMembers.values()) {
+      const m = members.get(id);
+      if (m) return m;
+    }
+    return undefined;
   }
 
   ruleIn(policy: L7PolicyRecord, id: string): L7RuleRecord {
@@ -154,7 +163,8 @@ export class OctaviaStore implements Persistent {
 
   /** Whether a member of the pool has a forced operating status. */
   hasForcedMember(pool: PoolRecord): boolean {
-    for (const m of this.forced) if (m.pool_id === pool.id && this.members.get(m.id) === m) return true;
+    // Removing a member (or its pool) drops it from `forced`: those left are in the store.
+    for (const m of this.forced) if (m.pool_id === pool.id) return true;
     return false;
   }
 
@@ -207,9 +217,8 @@ export class OctaviaStore implements Persistent {
 
   addMember(member: MemberRecord): void {
     const pool = this.pool(member.pool_id);
-    this.members.add(member);
     let members = this.poolMembers.get(pool.id);
-    if (!members) this.poolMembers.set(pool.id, (members = new Collection<MemberRecord>()));
+    if (!members) this.poolMembers.set(pool.id, (members = new PoolMembers()));
     members.add(member);
     if (member._forced_operating_status) this.forced.add(member);
   }
@@ -275,8 +284,7 @@ export class OctaviaStore implements Persistent {
   }
 
   removeMember(member: MemberRecord): void {
-    this.members.delete(member.id);
-    this.poolMembers.get(member.pool_id)?.delete(member.id);
+    this.poolMembers.get(member.pool_id)?.remove(member);
     this.forced.delete(member);
   }
 
@@ -298,10 +306,7 @@ export class OctaviaStore implements Persistent {
   }
 
   removePool(pool: PoolRecord): void {
-    for (const member of this.membersOf(pool)) {
-      this.members.delete(member.id);
-      this.forced.delete(member);
-    }
+    for (const member of this.forced) if (member.pool_id === pool.id) this.forced.delete(member);
     this.poolMembers.delete(pool.id);
     const hm = this.healthmonitorOf(pool);
     if (hm) this.healthmonitors.delete(hm.id);
@@ -331,7 +336,7 @@ export class OctaviaStore implements Persistent {
       loadbalancers: [...this.loadbalancers.ordered()],
       listeners: [...this.listeners.ordered()],
       pools: [...this.pools.ordered()],
-      members: [...this.members.ordered()],
+      members: [...this.poolMembers.values()].flatMap((m) => m.ordered().map(plainMember)),
       healthmonitors: [...this.healthmonitors.ordered()],
       l7policies: [...this.l7policies.ordered()],
       l7rules: [...this.l7rules.ordered()],
@@ -351,10 +356,10 @@ export class OctaviaStore implements Persistent {
     load(this.pools, snap.pools);
     this.poolMembers.clear();
     this.forced.clear();
-    this.members.clear();
     // A member knows its pool: the pools' member lists are rebuilt from the members.
     for (const m of snap.members ?? []) {
-      if (this.pools.has(m.pool_id)) this.addMember(structuredClone(m));
+      const pool = this.pools.get(m.pool_id);
+      if (pool) this.addMember(new StoredMember(pool, m));
     }
     load(this.healthmonitors, snap.healthmonitors);
     load(this.l7policies, snap.l7policies);
@@ -363,6 +368,9 @@ export class OctaviaStore implements Persistent {
     load(this.flavors, snap.flavors);
   }
 }
+
+/** A member as the state file holds it (a StoredMember gives its own; any other is one already). */
+const plainMember = (m: MemberRecord): MemberRecord => (m instanceof StoredMember ? m.toJSON() : m);
 
 function fail(resource: string, id: string): never {
   throw notFound(resource, id);
