@@ -35,7 +35,7 @@ import {
   registerOpenStackServerController,
   type OpenStackServerControllerOptions,
 } from './controllers/openstackserver.ts';
-import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS } from './cache.ts';
+import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS, secretVersions } from './cache.ts';
 import { ScopeCache } from './identity.ts';
 
 /** CAPO's LeaderElectionID. */
@@ -187,10 +187,12 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
         }
       : {}),
   });
-  // Identity Secrets are read uncached (CAPO_UNCACHED_KINDS), one GET per reconcile: a rotated
-  // clouds.yaml is seen by the next reconcile (a new digest, a new client).
+  // Identity Secrets are read uncached (CAPO_UNCACHED_KINDS), again only once their resourceVersion
+  // moved in the metadata-only cache: a rotated clouds.yaml is seen by the first reconcile after
+  // the watch brings the change (a new digest, a new client).
   const scopes = new ScopeCache({
     reader: manager.client,
+    secretVersion: secretVersions(manager),
     maxSize: opts.scopeCacheMaxSize,
     client: { log, registry, userAgent: 'shiftstack-capo', ...deps.openstackClient },
     log,

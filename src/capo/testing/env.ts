@@ -34,7 +34,7 @@ import { capoCustomResourceDefinitions } from '../api/files.ts';
 import { customResourceDefinition, type CustomResourceDefinition } from '../../kube/crd/kind.ts';
 import { capoConversions } from '../api/webhook.ts';
 import { serveConversionWebhook, type RunningWebhook } from '../../kube/conversion/webhook.ts';
-import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS } from '../cache.ts';
+import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS, secretVersions } from '../cache.ts';
 import { CLOUDS_YAML_KEY, ScopeCache } from '../identity.ts';
 import {
   OPENSTACK_MACHINE_CONTROLLER,
@@ -345,6 +345,7 @@ export function startCapo(env: CapoEnv, opts: StartCapoOptions = {}): Promise<Ru
   });
   const scopes = new ScopeCache({
     reader: manager.client,
+    secretVersion: secretVersions(manager),
     ...(opts.scopeCacheMaxSize !== undefined ? { maxSize: opts.scopeCacheMaxSize } : {}),
     client: {
       log,
