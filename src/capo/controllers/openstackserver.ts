@@ -73,7 +73,7 @@ import { BuildPoller } from '../server/build-poller.ts';
 import { ServerReport } from '../server/report.ts';
 import { toServerSpec } from '../server/spec.ts';
 import { addressesOf, stateFromStatus, statusFromState } from '../server/status.ts';
-import { readUserData } from '../server/user-data.ts';
+import { readUserData, type UserData } from '../server/user-data.ts';
 
 export const OPENSTACK_SERVER_CONTROLLER = 'openstackserver';
 
@@ -316,7 +316,12 @@ class OpenStackServerReconciler {
     signal: AbortSignal,
   ): Promise<Result> {
     const obj = report.object;
-    const userData = await readUserData(this.mgr.client, obj.metadata!.namespace!, spec.userDataRef, signal);
+    // Once the server exists its bootstrap data is Nova's: the engine only reads the server, so the
+    // Secret is not read again on every BUILD look (an uncached GET each).
+    const userData: UserData =
+      report.status.instanceID !== undefined
+        ? { ready: true, value: undefined }
+        : await readUserData(this.mgr.client, obj.metadata!.namespace!, spec.userDataRef, signal);
     if (!userData.ready) {
       this.notReady(report, Reasons.WaitingForBootstrapData, userData.message);
       return { requeueAfterMs: this.waitMs };
@@ -330,7 +335,8 @@ class OpenStackServerReconciler {
     try {
       result = await engine.ensure(
         { spec: serverSpec, ...stateFromStatus(report.status) },
-        { signal, record: (state) => this.record(report, state, signal) },
+        // The reconcile's status write (its `finally`) carries the result's state.
+        { signal, record: (state) => this.record(report, state, signal), recordsResult: true },
       );
     } catch (err) {
       return this.openStackError(report, err, 'ensure');

@@ -17,4 +17,6 @@ export interface EngineContext {
 export interface StepContext extends EngineContext {
   journal: Journal;
   signal: AbortSignal | undefined;
+  /** The caller writes the result's state at once (CallOptions.recordsResult). */
+  recordsResult: boolean;
 }

@@ -369,6 +369,42 @@ describe('server engine', () => {
     assert.deepEqual(await census(w), baseline);
   });
 
+  it('records the resolved spec with every volume name in one write; with recordsResult the server id is left to the result', async () => {
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const spec = machineSpec('worker-w');
+    const rec = new Recorder();
+    const first = await engine.ensure({ spec }, { record: rec.record, recordsResult: true });
+    assert.equal(first.phase, 'Pending');
+    // The first write: resolved, and the names of both volumes (recorded before their creates).
+    assert.deepEqual(
+      rec.calls[0]!.resources?.volumes?.map((v) => v.name),
+      ['worker-w-root', 'worker-w-etcd'],
+    );
+    assert.equal(rec.calls[0]!.resources?.ports.length, 0);
+    // Then one write per port (its id before its tags and trunk): three in all, not four.
+    assert.equal(rec.calls.length, 3, JSON.stringify(rec.calls.map((c) => c.resources)));
+    // The caller writes each result's state, as a controller's status write does.
+    let state = first.state;
+    let result: EnsureResult = first;
+    let serverCall = -1;
+    for (let i = 0; i < 50 && result.phase === 'Pending'; i++) {
+      await sleep(Math.min(result.retryAfterMs, 20));
+      const writes: number = rec.calls.length;
+      result = await engine.ensure({ spec, ...state }, { record: rec.record, recordsResult: true });
+      if (serverCall < 0 && result.actions.some((a) => a.resource === 'server' && a.verb === 'create')) {
+        serverCall = i;
+        assert.equal(rec.calls.length, writes, 'the server id is not written before the call returns');
+        assert.ok(result.state.instanceID, 'it is in the result');
+      }
+      state = result.state;
+    }
+    assert.equal(result.phase, 'Ready', JSON.stringify(result));
+    assert.ok(serverCall >= 0);
+    assert.ok(rec.calls.every((c) => c.instanceID === undefined));
+    const removed = await teardown(engine, 'worker-w', Object.assign(new Recorder(), { state }));
+    assert.equal(removed.result.phase, 'Ready');
+  });
+
   it('remove with nothing recorded, or only the resolved spec, touches nothing', async () => {
     const engine = new ServerEngine(w.os, { backoff: BACKOFF });
     const r = await engine.remove({ name: 'never' });

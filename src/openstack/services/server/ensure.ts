@@ -26,7 +26,7 @@ import type {
   ServerSpec,
   ServerState,
 } from './types.ts';
-import { ensureVolumes, listVolumes } from './volumes.ts';
+import { ensureVolumes, listVolumes, rememberVolume } from './volumes.ts';
 
 export async function ensureServer(
   engine: EngineContext,
@@ -43,18 +43,17 @@ async function steps(
   record: () => Promise<void>,
 ): Promise<EnsureResult> {
   const { api, journal, policy, signal } = ctx;
+  let fresh = false;
   if (!state.resolved) {
     state.resolved = await resolveServerSpec(api, spec, signal, ctx.lookups);
     state.resources ??= { ports: [] };
-    // Recorded (awaited) before anything is created, so a crash from here on finds what we made
-    // through this record; the same call goes on (a second trip through the caller's queue would
-    // only wait behind every other object).
-    await record();
+    fresh = true;
   }
   const resolved = state.resolved;
   const resources = (state.resources ??= { ports: [] });
 
   if (state.instanceID !== undefined) {
+    if (fresh) await record();
     const server = await getServer(ctx, state.instanceID);
     if (server) return report(ctx, server);
     return journal.failed(
@@ -67,7 +66,21 @@ async function steps(
   const volumes = resolved.volumes ?? volumeSpecs(spec);
   // Volumes still being made: nothing else can move (the server waits for them, and none of ours
   // can exist yet), so only they are read until they are available.
-  const listed = await listVolumes(ctx, volumes, resources, resources.ports.length === resolved.ports.length);
+  const listing = listVolumes(ctx, volumes, resources, resources.ports.length === resolved.ports.length);
+  if (fresh) {
+    // The resolved spec is recorded (awaited) before anything is created, so a crash from here on
+    // finds what we made through this record; with it the volumes' names (each must be recorded
+    // before its create): one write, not two. Not when Cinder could not be read (a cloud without
+    // block storage: a server that never got a volume needs none to go away). The same call goes
+    // on (a second trip through the caller's queue would only wait behind every other object).
+    const cinderAnswered = await listing.then(
+      () => true,
+      () => false,
+    );
+    if (cinderAnswered) for (const v of volumes) rememberVolume(resources, v.name);
+    await record();
+  }
+  const listed = await listing;
   if ('reason' in listed) return journal.pending(listed);
 
   const adopted = await adoptPorts(api, resolved.ports, resources, signal);
@@ -86,7 +99,7 @@ async function steps(
   );
   if ('existing' in serverOrVolumes) {
     state.instanceID = serverOrVolumes.existing.id;
-    await record();
+    if (!ctx.recordsResult) await record();
     return report(ctx, serverOrVolumes.existing);
   }
   const made = serverOrVolumes;
@@ -107,7 +120,8 @@ async function steps(
     throw err;
   }
   state.instanceID = id;
-  await record();
+  // Nothing follows: a caller that writes the result's state at once records it there.
+  if (!ctx.recordsResult) await record();
   return journal.pending({
     reason: 'InstanceCreated',
     retryAfterMs: policy.initialMs,

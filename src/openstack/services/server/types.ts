@@ -280,6 +280,14 @@ export interface CallOptions {
    * engine still finds its work again by name, but a controller should always pass one.
    */
   record?: ((state: ServerState) => Promise<void>) | undefined;
+  /**
+   * The caller writes the result's `state` as soon as the call returns, before anything else (a
+   * controller's status write at the end of its reconcile): a change the call would record and
+   * then return at once (the server's id after its create) is left to that write — one status
+   * write, not two, and the same crash window (a server whose id was not recorded is adopted by
+   * name).
+   */
+  recordsResult?: boolean | undefined;
 }
 
 // ---------------------------------------------------------------- results
@@ -303,7 +311,7 @@ export interface InstanceAddress {
 interface Outcome {
   /** Writes made by this call, in order. */
   actions: Action[];
-  /** The state as the engine left it (already passed to `record`). */
+  /** The state as the engine left it (passed to `record`, but for the last change with `recordsResult`). */
   state: ServerState;
 }
 
