@@ -1,10 +1,12 @@
 /**
  * ensure(): one call towards a running server. See engine.ts for the contract.
  *
- * Order: resolve and record (awaited: the caller saves it, with its finalizer, before anything
- * exists) → while recorded volumes are still being made, only they are read → adopt ports by name →
- * together: each port, recording its id at once; and the server adopted by name, else the volumes
- * → create the server, recording its id → its state. With a recorded instance id, only the server
+ * Order: resolve, list the volumes, and record both (awaited: the caller saves the resolved spec
+ * and the volumes' names, with its finalizer, before anything exists) → while recorded volumes are
+ * still being made, only they are read → adopt ports by name → together: each port, recording its
+ * id at once; and the server adopted by name, else the volumes → create the server, recording its
+ * id (left to the caller's write of the result with `recordsResult`: the call returns right
+ * after) → its state. With a recorded instance id, only the server
  * is read. (CAPO returns after recording the resolved spec and makes ports before volumes; one
  * call doing both and the volumes beside the ports saves a trip through the queue and the ports'
  * time.)
