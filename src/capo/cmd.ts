@@ -36,7 +36,7 @@ import {
   type OpenStackServerControllerOptions,
 } from './controllers/openstackserver.ts';
 import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS, secretVersions } from './cache.ts';
-import { ScopeCache } from './identity.ts';
+import { clientConcurrency, ScopeCache } from './identity.ts';
 
 /** CAPO's LeaderElectionID. */
 export const CAPO_LEASE_NAME = 'controller-leader-election-capo';
@@ -194,7 +194,18 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
     reader: manager.client,
     secretVersion: secretVersions(manager),
     maxSize: opts.scopeCacheMaxSize,
-    client: { log, registry, userAgent: 'shiftstack-capo', ...deps.openstackClient },
+    client: {
+      log,
+      registry,
+      userAgent: 'shiftstack-capo',
+      // The machine and server controllers' workers (one flag) and the others', all on one client.
+      concurrency: clientConcurrency(
+        2 * opts.openStackMachineConcurrency +
+          opts.openStackClusterConcurrency +
+          opts.openStackMachineTemplateConcurrency,
+      ),
+      ...deps.openstackClient,
+    },
     log,
   });
   const actAsClusterAPICore = opts.actAsClusterAPICore;

@@ -13,6 +13,9 @@ import { TokenCache } from '../openstack/core/token-cache.ts';
 import { selfSignedCert } from '../lib/tls-cert.ts';
 import { capoKinds } from './api/index.ts';
 import { apiReader, IdentityError, ScopeCache } from './identity.ts';
+import { buildCapo, CAPO_DEFAULTS } from './cmd.ts';
+import { createLogger } from '../lib/log.ts';
+import { kubeConfigFrom } from '../kube/testing/env.ts';
 import { startCapoEnv, type CapoEnv } from './testing/env.ts';
 
 interface SimStats {
@@ -395,6 +398,21 @@ describe('ScopeCache', () => {
     } finally {
       watching.abort();
       await scopes.close();
+    }
+  });
+
+  it('shiftstack capo: an identity client lets every worker call a service at once (not 16 in all)', async () => {
+    const capo = buildCapo(
+      { ...CAPO_DEFAULTS, leaderElect: false, health: undefined, openStackMachineConcurrency: 50 },
+      { log: createLogger({ level: 'silent' }), kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath) },
+    );
+    try {
+      const scope = await capo.scopes.scopeFor({ namespace: env.namespace, identityRef: env.identityRef });
+      // 50 server workers, 50 machine workers, the cluster's and the templates' 10 each.
+      assert.equal(scope.client.session.transport.concurrency, 120);
+      scope.release();
+    } finally {
+      await capo.scopes.close();
     }
   });
 });

@@ -35,7 +35,7 @@ import { customResourceDefinition, type CustomResourceDefinition } from '../../k
 import { capoConversions } from '../api/webhook.ts';
 import { serveConversionWebhook, type RunningWebhook } from '../../kube/conversion/webhook.ts';
 import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS, secretVersions } from '../cache.ts';
-import { CLOUDS_YAML_KEY, ScopeCache } from '../identity.ts';
+import { clientConcurrency, CLOUDS_YAML_KEY, ScopeCache } from '../identity.ts';
 import {
   OPENSTACK_MACHINE_CONTROLLER,
   registerOpenStackMachineController,
@@ -354,6 +354,10 @@ export function startCapo(env: CapoEnv, opts: StartCapoOptions = {}): Promise<Ru
       discoveryCache: new DiscoveryCache(),
       retry: { baseDelayMs: 10, maxDelayMs: 50 },
       userAgent: 'shiftstack-capo',
+      // As `shiftstack capo` sizes it: a slot per worker that may call at once.
+      concurrency: clientConcurrency(
+        (opts.machine?.workers ?? 10) + (opts.server?.workers ?? 10) + (opts.cluster?.workers ?? 4) + 2,
+      ),
       ...opts.client,
     },
     log,
