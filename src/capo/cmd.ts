@@ -35,8 +35,8 @@ import {
   registerOpenStackServerController,
   type OpenStackServerControllerOptions,
 } from './controllers/openstackserver.ts';
-import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS } from './cache.ts';
-import { ScopeCache } from './identity.ts';
+import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS, secretVersions } from './cache.ts';
+import { clientConcurrency, ScopeCache } from './identity.ts';
 
 /** CAPO's LeaderElectionID. */
 export const CAPO_LEASE_NAME = 'controller-leader-election-capo';
@@ -187,12 +187,25 @@ export function buildCapo(opts: CapoOptions, deps: CapoDeps): Capo {
         }
       : {}),
   });
-  // Identity Secrets are read uncached (CAPO_UNCACHED_KINDS), one GET per reconcile: a rotated
-  // clouds.yaml is seen by the next reconcile (a new digest, a new client).
+  // Identity Secrets are read uncached (CAPO_UNCACHED_KINDS), again only once their resourceVersion
+  // moved in the metadata-only cache: a rotated clouds.yaml is seen by the first reconcile after
+  // the watch brings the change (a new digest, a new client).
   const scopes = new ScopeCache({
     reader: manager.client,
+    secretVersion: secretVersions(manager),
     maxSize: opts.scopeCacheMaxSize,
-    client: { log, registry, userAgent: 'shiftstack-capo', ...deps.openstackClient },
+    client: {
+      log,
+      registry,
+      userAgent: 'shiftstack-capo',
+      // The machine and server controllers' workers (one flag) and the others', all on one client.
+      concurrency: clientConcurrency(
+        2 * opts.openStackMachineConcurrency +
+          opts.openStackClusterConcurrency +
+          opts.openStackMachineTemplateConcurrency,
+      ),
+      ...deps.openstackClient,
+    },
     log,
   });
   const actAsClusterAPICore = opts.actAsClusterAPICore;

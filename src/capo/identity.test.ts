@@ -5,13 +5,17 @@
  */
 import assert from 'node:assert/strict';
 import { after, before, describe, it } from 'node:test';
-import { kinds } from '../kube/index.ts';
+import { Informer, isNotFound, keyString, kinds, metadataOnly } from '../kube/index.ts';
+import { eventually } from '../sim/openstack/testing/harness.ts';
 import type { OpenStackClient } from '../openstack/client.ts';
 import { ClientClosedError } from '../openstack/core/errors.ts';
 import { TokenCache } from '../openstack/core/token-cache.ts';
 import { selfSignedCert } from '../lib/tls-cert.ts';
 import { capoKinds } from './api/index.ts';
 import { apiReader, IdentityError, ScopeCache } from './identity.ts';
+import { buildCapo, CAPO_DEFAULTS } from './cmd.ts';
+import { createLogger } from '../lib/log.ts';
+import { kubeConfigFrom } from '../kube/testing/env.ts';
 import { startCapoEnv, type CapoEnv } from './testing/env.ts';
 
 interface SimStats {
@@ -327,6 +331,88 @@ describe('ScopeCache', () => {
       assert.equal((await tokenRequests(env)) - before, 1, 'one token for the check and the calls after it');
     } finally {
       await scopes.close();
+    }
+  });
+
+  it('secretVersion: an identity Secret is read again only once its resourceVersion moved; a rotation is seen', async () => {
+    const ref = await env.identitySecret('versioned');
+    const key = { namespace: env.namespace, name: 'versioned' };
+    // The metadata-only cache capo runs (src/capo/cache.ts secretVersions): versions, never contents.
+    const watching = new AbortController();
+    const secrets = new Informer({
+      client: env.api,
+      type: metadataOnly(kinds.Secret),
+      namespace: env.namespace,
+    });
+    void secrets.start(watching.signal);
+    await secrets.waitForSync();
+    const version = () => secrets.get(keyString(key))?.metadata?.resourceVersion;
+    let reads = 0;
+    const scopes = new ScopeCache({
+      reader: {
+        async get(type, k, opts) {
+          if (type.kind === 'Secret' && k.name === key.name) reads++;
+          try {
+            return await env.api.get(type, k, { signal: opts?.signal });
+          } catch (err) {
+            if (isNotFound(err)) return undefined;
+            throw err;
+          }
+        },
+      },
+      secretVersion: (k) => secrets.get(keyString(k))?.metadata?.resourceVersion,
+      client: { tokenCache: new TokenCache(), retry: { baseDelayMs: 10, maxDelayMs: 50 } },
+    });
+    try {
+      const first = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+      for (let i = 0; i < 10; i++) {
+        const again = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+        assert.equal(again.client, first.client);
+        again.release();
+      }
+      assert.equal(reads, 1, 'ten reconciles of an unchanged Secret: one read');
+      first.release();
+
+      const before = version();
+      await env.identitySecret('versioned', { authUrl: `${env.sim.authUrl}/` });
+      await eventually(() => version() !== before, {
+        timeoutMs: 10_000,
+        what: 'the watch brings the change',
+      });
+      const rotated = await scopes.scopeFor({ namespace: env.namespace, identityRef: ref });
+      assert.equal(reads, 2, 'read again once its version moved');
+      assert.notEqual(rotated.client, first.client, 'the rotated clouds.yaml gives a new client');
+      await rotated.client.compute.flavors.list().all();
+      rotated.release();
+
+      await env.api.delete(kinds.Secret, key);
+      await eventually(() => version() === undefined, {
+        timeoutMs: 10_000,
+        what: 'the watch brings the delete',
+      });
+      await rejectsWith(
+        scopes.scopeFor({ namespace: env.namespace, identityRef: ref }),
+        'IdentityNotFound',
+        /Secret capo-demo\/versioned not found/,
+      );
+    } finally {
+      watching.abort();
+      await scopes.close();
+    }
+  });
+
+  it('shiftstack capo: an identity client lets every worker call a service at once (not 16 in all)', async () => {
+    const capo = buildCapo(
+      { ...CAPO_DEFAULTS, leaderElect: false, health: undefined, openStackMachineConcurrency: 50 },
+      { log: createLogger({ level: 'silent' }), kubeConfig: kubeConfigFrom(env.kube.kubeconfigPath) },
+    );
+    try {
+      const scope = await capo.scopes.scopeFor({ namespace: env.namespace, identityRef: env.identityRef });
+      // 50 server workers, 50 machine workers, the cluster's and the templates' 10 each.
+      assert.equal(scope.client.session.transport.concurrency, 120);
+      scope.release();
+    } finally {
+      await capo.scopes.close();
     }
   });
 });

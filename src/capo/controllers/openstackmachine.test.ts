@@ -529,4 +529,63 @@ describe('OpenStackMachine controller: reconciles', () => {
     await settled(mgr, OPENSTACK_MACHINE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
     assert.equal(await reconcileCount(mgr, OPENSTACK_MACHINE_CONTROLLER), settledCount + 1);
   });
+
+  it('acting as Cluster API core, the reconcile that adopts the machine goes on to create its OpenStackServer', async () => {
+    const ns = env.namespace;
+    const objects = await example(ns);
+    const name = 'adopted-in-one';
+    const renamed = <T extends Obj>(kind: string): T => {
+      const o = structuredClone(objects.find((x) => x.kind === kind && x.metadata?.name === WORKER)!);
+      o.metadata = { ...o.metadata, name };
+      return o as T;
+    };
+    const machine = renamed<Machine>('Machine');
+    machine.spec = {
+      ...machine.spec,
+      bootstrap: { dataSecretName: name },
+      infrastructureRef: { ...machine.spec.infrastructureRef, name },
+    };
+    const mgr = capo.manager;
+    await env.api.create(kinds.Secret, renamed('Secret'));
+    await env.api.create(capoKinds.Machine, machine);
+    const key = { namespace: ns, name };
+    await settled(mgr, OPENSTACK_MACHINE_CONTROLLER, [[capoKinds.Machine, key]], {
+      timeoutMs: WAIT.timeoutMs,
+    });
+    const before = await reconcileCount(mgr, OPENSTACK_MACHINE_CONTROLLER);
+    // Reconciles finished when the OpenStackServer's create arrives (the one creating it is still running).
+    let finished: Promise<number> | undefined;
+    const stop = env.kube.emulator.reactors.prepend('create', 'openstackservers', (a) => {
+      if ((a.object?.['metadata'] as { name?: string } | undefined)?.name === name)
+        finished ??= reconcileCount(mgr, OPENSTACK_MACHINE_CONTROLLER);
+      return { handled: false };
+    });
+    try {
+      await env.api.create(capoKinds.OpenStackMachine, renamed<OpenStackMachine>('OpenStackMachine'));
+      await eventually(
+        async () => finished !== undefined && (await env.api.get(capoKinds.OpenStackServer, key)),
+        {
+          ...WAIT,
+          what: 'the OpenStackServer created',
+        },
+      );
+    } finally {
+      stop();
+    }
+    assert.equal((await finished!) - before, 0, 'no reconcile ended between the adoption and the server');
+    const osm = await env.api.get(capoKinds.OpenStackMachine, key);
+    assert.equal(osm.metadata?.ownerReferences?.[0]?.name, name);
+    await env.api.delete(capoKinds.Machine, key);
+    await eventually(
+      async () => {
+        try {
+          await env.api.get(capoKinds.OpenStackMachine, key);
+          return false;
+        } catch (err) {
+          return isNotFound(err);
+        }
+      },
+      { ...WAIT, what: 'the machine gone' },
+    );
+  });
 });

@@ -296,9 +296,16 @@ class OpenStackMachineReconciler {
   }
 
   async reconcile(req: Request, signal: AbortSignal, ctx: ReconcileContext): Promise<Result> {
-    const osm = await this.mgr.client.get(capoKinds.OpenStackMachine, req, { signal });
+    let osm = await this.mgr.client.get(capoKinds.OpenStackMachine, req, { signal });
     if (!osm) return {};
     if (isDeleting(osm)) return this.reconcileDelete(osm, signal, ctx);
+    if (!ownerMachineName(osm) && this.opts.actAsClusterAPICore) {
+      // Adopted, it goes on in this reconcile: a second trip through the queue only waited behind
+      // every other machine (100 created together: ~1.5 s before their OpenStackServers existed).
+      const adopted = await this.adopt(osm, signal, ctx);
+      if (!adopted) return {};
+      osm = adopted;
+    }
 
     const related = await this.related(osm, signal, ctx);
     if (!related) return {};
@@ -339,8 +346,7 @@ class OpenStackMachineReconciler {
     const namespace = osm.metadata?.namespace ?? 'default';
     const machineName = ownerMachineName(osm);
     if (!machineName) {
-      if (this.opts.actAsClusterAPICore) await this.adopt(osm, signal, ctx);
-      else ctx.log.info('the Machine controller has not set the owner reference yet');
+      ctx.log.info('the Machine controller has not set the owner reference yet');
       return undefined;
     }
     const machine = await this.mgr.client.get(
@@ -869,8 +875,16 @@ class OpenStackMachineReconciler {
     return {};
   }
 
-  /** actAsClusterAPICore: become owned by the Machine that names us, as CAPI's machine controller does. */
-  private async adopt(osm: OpenStackMachine, signal: AbortSignal, ctx: ReconcileContext): Promise<void> {
+  /**
+   * actAsClusterAPICore: become owned by the Machine that names us, as CAPI's machine controller
+   * does; the object as written (its event wakes nothing: this reconcile goes on with it), or
+   * undefined while no Machine names it.
+   */
+  private async adopt(
+    osm: OpenStackMachine,
+    signal: AbortSignal,
+    ctx: ReconcileContext,
+  ): Promise<OpenStackMachine | undefined> {
     const machines = await this.mgr.client.list(capoKinds.Machine, {
       namespace: osm.metadata?.namespace ?? 'default',
       signal,
@@ -878,15 +892,18 @@ class OpenStackMachineReconciler {
     const machine = machineReferencing(osm, machines);
     if (!machine) {
       ctx.log.info('no Machine names this OpenStackMachine as its infrastructure yet');
-      return;
+      return undefined;
     }
     const draft = clone(osm);
     draft.metadata = adoptedMetadata(osm, machine);
-    await mergePatch(this.mgr.api, capoKinds.OpenStackMachine, osm, draft, { signal, optimisticLock: true });
+    const adopted = await this.own.write(osm, draft, () =>
+      mergePatch(this.mgr.api, capoKinds.OpenStackMachine, osm, draft, { signal, optimisticLock: true }),
+    );
     ctx.log.info(
       { machine: machine.metadata?.name },
       'acting as Cluster API core: the Machine now owns the OpenStackMachine',
     );
+    return adopted;
   }
 
   /** actAsClusterAPICore: the Machine's providerID, addresses and readiness, as CAPI core copies them. */

@@ -48,10 +48,12 @@ import {
 import { AuthenticationError, EndpointNotFoundError } from '../../openstack/core/errors.ts';
 import {
   backoffPolicy,
+  InFlightCreates,
   instanceAddresses,
   LookupCache,
   ServerEngine,
   volumeSpecs,
+  type AsyncCreate,
   type BackoffPolicy,
   type EnsureResult,
   type Failed,
@@ -66,6 +68,7 @@ import {
   reviewSpec,
   SERVER_FINALIZER,
   SERVER_UNEXPECTEDLY_DELETED_MESSAGE,
+  type OpenStackServer,
   type OpenStackServerSpec,
 } from '../api/index.ts';
 import { IdentityError, type Scope, type ScopeCache } from '../identity.ts';
@@ -73,7 +76,7 @@ import { BuildPoller } from '../server/build-poller.ts';
 import { ServerReport } from '../server/report.ts';
 import { toServerSpec } from '../server/spec.ts';
 import { addressesOf, stateFromStatus, statusFromState } from '../server/status.ts';
-import { readUserData } from '../server/user-data.ts';
+import { readUserData, type UserData } from '../server/user-data.ts';
 
 export const OPENSTACK_SERVER_CONTROLLER = 'openstackserver';
 
@@ -180,6 +183,7 @@ export function registerOpenStackServerController(
       ),
     })
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
+  r.enqueue = (req) => controller.enqueue(req);
   if (poller) {
     wake = (req) => controller.enqueue(req);
     mgr.add(poller);
@@ -199,6 +203,10 @@ class OpenStackServerReconciler {
    * ScopeCache), so servers created together resolve their image, flavor and networks once.
    */
   private readonly lookups = new WeakMap<object, LookupCache>();
+  /** Server creates sent and not answered: a worker is not held while Nova answers (~0.4 s). */
+  private readonly creates = new InFlightCreates();
+  /** Wakes an object (the controller's queue, once built). */
+  enqueue: (req: Request) => void = () => {};
 
   constructor(
     mgr: Manager,
@@ -316,7 +324,12 @@ class OpenStackServerReconciler {
     signal: AbortSignal,
   ): Promise<Result> {
     const obj = report.object;
-    const userData = await readUserData(this.mgr.client, obj.metadata!.namespace!, spec.userDataRef, signal);
+    // Once the server exists its bootstrap data is Nova's: the engine only reads the server, so the
+    // Secret is not read again on every BUILD look (an uncached GET each).
+    const userData: UserData =
+      report.status.instanceID !== undefined
+        ? { ready: true, value: undefined }
+        : await readUserData(this.mgr.client, obj.metadata!.namespace!, spec.userDataRef, signal);
     if (!userData.ready) {
       this.notReady(report, Reasons.WaitingForBootstrapData, userData.message);
       return { requeueAfterMs: this.waitMs };
@@ -330,7 +343,13 @@ class OpenStackServerReconciler {
     try {
       result = await engine.ensure(
         { spec: serverSpec, ...stateFromStatus(report.status) },
-        { signal, record: (state) => this.record(report, state, signal) },
+        // The reconcile's status write (its `finally`) carries the result's state.
+        {
+          signal,
+          record: (state) => this.record(report, state, signal),
+          recordsResult: true,
+          asyncCreate: this.asyncCreate(obj),
+        },
       );
     } catch (err) {
       return this.openStackError(report, err, 'ensure');
@@ -488,7 +507,7 @@ class OpenStackServerReconciler {
     try {
       result = await engine.remove(
         { name: obj.metadata!.name!, ...state },
-        { signal, record: (s) => this.record(report, s, signal) },
+        { signal, record: (s) => this.record(report, s, signal), asyncCreate: this.asyncCreate(obj) },
       );
     } catch (err) {
       const r = this.openStackError(report, err, 'remove');
@@ -618,6 +637,12 @@ class OpenStackServerReconciler {
     // Ready mirrors InstanceReady; a server once Ready stays so while only a wait is reported.
     const ready = report.status.ready === true && status === 'Unknown';
     if (!ready) report.condition({ type: Conditions.Ready, status, reason, message });
+  }
+
+  /** The object's creates go out without holding the worker; the answer wakes it. */
+  private asyncCreate(obj: OpenStackServer): AsyncCreate {
+    const request = { namespace: obj.metadata!.namespace!, name: obj.metadata!.name! };
+    return { creates: this.creates, key: keyOf(obj), answered: () => this.enqueue(request) };
   }
 
   /** Persists what the engine made before it goes on (its `record`). */

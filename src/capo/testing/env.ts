@@ -34,8 +34,8 @@ import { capoCustomResourceDefinitions } from '../api/files.ts';
 import { customResourceDefinition, type CustomResourceDefinition } from '../../kube/crd/kind.ts';
 import { capoConversions } from '../api/webhook.ts';
 import { serveConversionWebhook, type RunningWebhook } from '../../kube/conversion/webhook.ts';
-import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS } from '../cache.ts';
-import { CLOUDS_YAML_KEY, ScopeCache } from '../identity.ts';
+import { CAPO_INFORMERS, CAPO_UNCACHED_KINDS, secretVersions } from '../cache.ts';
+import { clientConcurrency, CLOUDS_YAML_KEY, ScopeCache } from '../identity.ts';
 import {
   OPENSTACK_MACHINE_CONTROLLER,
   registerOpenStackMachineController,
@@ -345,6 +345,7 @@ export function startCapo(env: CapoEnv, opts: StartCapoOptions = {}): Promise<Ru
   });
   const scopes = new ScopeCache({
     reader: manager.client,
+    secretVersion: secretVersions(manager),
     ...(opts.scopeCacheMaxSize !== undefined ? { maxSize: opts.scopeCacheMaxSize } : {}),
     client: {
       log,
@@ -353,6 +354,10 @@ export function startCapo(env: CapoEnv, opts: StartCapoOptions = {}): Promise<Ru
       discoveryCache: new DiscoveryCache(),
       retry: { baseDelayMs: 10, maxDelayMs: 50 },
       userAgent: 'shiftstack-capo',
+      // As `shiftstack capo` sizes it: a slot per worker that may call at once.
+      concurrency: clientConcurrency(
+        (opts.machine?.workers ?? 10) + (opts.server?.workers ?? 10) + (opts.cluster?.workers ?? 4) + 2,
+      ),
       ...opts.client,
     },
     log,

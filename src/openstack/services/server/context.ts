@@ -2,6 +2,7 @@
 import type { ServerApi } from './api.ts';
 import type { BackoffPolicy } from './backoff.ts';
 import type { LookupCache } from './lookups.ts';
+import type { AsyncCreate } from './in-flight.ts';
 import type { Journal } from './outcome.ts';
 
 /** The engine's, for all its calls: the API, the backoff policy and the clock waits are measured with. */
@@ -17,4 +18,8 @@ export interface EngineContext {
 export interface StepContext extends EngineContext {
   journal: Journal;
   signal: AbortSignal | undefined;
+  /** The caller writes the result's state at once (CallOptions.recordsResult). */
+  recordsResult: boolean;
+  /** Create the server without waiting for Nova's answer (CallOptions.asyncCreate). */
+  asyncCreate: AsyncCreate | undefined;
 }

@@ -1,10 +1,12 @@
 /**
  * ensure(): one call towards a running server. See engine.ts for the contract.
  *
- * Order: resolve and record (awaited: the caller saves it, with its finalizer, before anything
- * exists) → while recorded volumes are still being made, only they are read → adopt ports by name →
- * together: each port, recording its id at once; and the server adopted by name, else the volumes
- * → create the server, recording its id → its state. With a recorded instance id, only the server
+ * Order: resolve, list the volumes, and record both (awaited: the caller saves the resolved spec
+ * and the volumes' names, with its finalizer, before anything exists) → while recorded volumes are
+ * still being made, only they are read → adopt ports by name → together: each port, recording its
+ * id at once; and the server adopted by name, else the volumes → create the server, recording its
+ * id (left to the caller's write of the result with `recordsResult`: the call returns right
+ * after) → its state. With a recorded instance id, only the server
  * is read. (CAPO returns after recording the resolved spec and makes ports before volumes; one
  * call doing both and the volumes beside the ports saves a trip through the queue and the ports'
  * time.)
@@ -13,7 +15,7 @@ import type { Server } from '../../compute/v2/servers.ts';
 import { OpenStackHttpError } from '../../core/errors.ts';
 import { waitHint } from './backoff.ts';
 import type { EngineContext, StepContext } from './context.ts';
-import { runCall } from './outcome.ts';
+import { Journal, runCall } from './outcome.ts';
 import { adoptPorts, ensurePort } from './ports.ts';
 import { resolveServerSpec, volumeSpecs } from './resolve.ts';
 import { createServer, findServerByName, getServer, GONE_STATES, instanceAddresses } from './server.ts';
@@ -26,7 +28,7 @@ import type {
   ServerSpec,
   ServerState,
 } from './types.ts';
-import { ensureVolumes, listVolumes } from './volumes.ts';
+import { ensureVolumes, listVolumes, rememberVolume } from './volumes.ts';
 
 export async function ensureServer(
   engine: EngineContext,
@@ -42,19 +44,18 @@ async function steps(
   state: ServerState,
   record: () => Promise<void>,
 ): Promise<EnsureResult> {
-  const { api, journal, policy, signal } = ctx;
+  const { api, journal, signal } = ctx;
+  let fresh = false;
   if (!state.resolved) {
     state.resolved = await resolveServerSpec(api, spec, signal, ctx.lookups);
     state.resources ??= { ports: [] };
-    // Recorded (awaited) before anything is created, so a crash from here on finds what we made
-    // through this record; the same call goes on (a second trip through the caller's queue would
-    // only wait behind every other object).
-    await record();
+    fresh = true;
   }
   const resolved = state.resolved;
   const resources = (state.resources ??= { ports: [] });
 
   if (state.instanceID !== undefined) {
+    if (fresh) await record();
     const server = await getServer(ctx, state.instanceID);
     if (server) return report(ctx, server);
     return journal.failed(
@@ -64,10 +65,33 @@ async function steps(
     );
   }
 
+  // A create sent by an earlier call (asyncCreate): nothing to do until Nova answers, then its id.
+  const flight = ctx.asyncCreate?.creates.take(ctx.asyncCreate.key);
+  if (flight === 'flying') return creating(ctx, spec.name);
+  if (flight && 'error' in flight) return createFailed(ctx, spec.name, flight.error);
+  if (flight) {
+    journal.actions.push({ verb: 'create', resource: 'server', id: flight.id, name: spec.name });
+    return created(ctx, state, flight.id, record);
+  }
+
   const volumes = resolved.volumes ?? volumeSpecs(spec);
   // Volumes still being made: nothing else can move (the server waits for them, and none of ours
   // can exist yet), so only they are read until they are available.
-  const listed = await listVolumes(ctx, volumes, resources, resources.ports.length === resolved.ports.length);
+  const listing = listVolumes(ctx, volumes, resources, resources.ports.length === resolved.ports.length);
+  if (fresh) {
+    // The resolved spec is recorded (awaited) before anything is created, so a crash from here on
+    // finds what we made through this record; with it the volumes' names (each must be recorded
+    // before its create): one write, not two. Not when Cinder could not be read (a cloud without
+    // block storage: a server that never got a volume needs none to go away). The same call goes
+    // on (a second trip through the caller's queue would only wait behind every other object).
+    const cinderAnswered = await listing.then(
+      () => true,
+      () => false,
+    );
+    if (cinderAnswered) for (const v of volumes) rememberVolume(resources, v.name);
+    await record();
+  }
+  const listed = await listing;
   if ('reason' in listed) return journal.pending(listed);
 
   const adopted = await adoptPorts(api, resolved.ports, resources, signal);
@@ -86,33 +110,63 @@ async function steps(
   );
   if ('existing' in serverOrVolumes) {
     state.instanceID = serverOrVolumes.existing.id;
-    await record();
+    if (!ctx.recordsResult) await record();
     return report(ctx, serverOrVolumes.existing);
   }
   const made = serverOrVolumes;
   if (!('ids' in made)) return journal.pending(made);
 
+  const create = (c: StepContext) => createServer(c, spec, resolved, portIDs, volumes, made.ids);
+  const flying = ctx.asyncCreate;
+  if (flying) {
+    // The answer lands in a journal of its own: this call's result is the caller's already.
+    flying.creates.start(flying.key, () => create({ ...ctx, journal: new Journal(state) }), flying.answered);
+    return creating(ctx, spec.name);
+  }
   let id: string;
   try {
-    id = await createServer(ctx, spec, resolved, portIDs, volumes, made.ids);
+    id = await create(ctx);
   } catch (err) {
-    // Its ports stay recorded, found again by the next call and deleted by remove: nothing leaks.
-    if (OpenStackHttpError.is(err) && (err.status >= 500 || err.status === 400 || err.status === 403)) {
-      return journal.failed(
-        'InstanceCreateFailed',
-        `creating server ${spec.name}: ${err.serviceMessage || err.message}`,
-        err.status === 400,
-      );
-    }
-    throw err;
+    return createFailed(ctx, spec.name, err);
   }
+  return created(ctx, state, id, record);
+}
+
+/** The create asked, not answered: the answer wakes the caller (the cap is a safety net). */
+function creating(ctx: StepContext, name: string): EnsureResult {
+  return ctx.journal.pending({
+    reason: 'InstanceCreating',
+    retryAfterMs: ctx.policy.maxMs,
+    message: `server ${name}: waiting for Nova to answer its create`,
+  });
+}
+
+/** The server's id recorded (by the caller's write with `recordsResult`: nothing follows). */
+async function created(
+  ctx: StepContext,
+  state: ServerState,
+  id: string,
+  record: () => Promise<void>,
+): Promise<EnsureResult> {
   state.instanceID = id;
-  await record();
-  return journal.pending({
+  if (!ctx.recordsResult) await record();
+  return ctx.journal.pending({
     reason: 'InstanceCreated',
-    retryAfterMs: policy.initialMs,
+    retryAfterMs: ctx.policy.initialMs,
     message: `server ${id} created`,
   });
+}
+
+/** Nova refused the create: its ports stay recorded, found again by the next call and deleted by remove. */
+function createFailed(ctx: StepContext, name: string, err: unknown): EnsureResult {
+  if (OpenStackHttpError.is(err) && (err.status >= 500 || err.status === 400 || err.status === 403)) {
+    return ctx.journal.failed(
+      'InstanceCreateFailed',
+      `creating server ${name}: ${err.serviceMessage || err.message}`,
+      err.status === 400,
+    );
+  }
+  throw err;
 }
 
 /** Each port in order, its id recorded as soon as it exists; their ids. */

@@ -129,7 +129,13 @@ export async function runCall<R>(
 ): Promise<R | Pending | Failed> {
   const state = copyState(recorded);
   const journal = new Journal(state);
-  const ctx: StepContext = { ...engine, journal, signal: options.signal };
+  const ctx: StepContext = {
+    ...engine,
+    journal,
+    signal: options.signal,
+    recordsResult: options.recordsResult === true,
+    asyncCreate: options.asyncCreate,
+  };
   // One record at a time, in the order asked (steps running side by side, the ports beside the
   // volumes, both record): each is handed the state as it is when its turn comes.
   let last: Promise<void> = Promise.resolve();

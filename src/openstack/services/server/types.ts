@@ -9,6 +9,7 @@
  * `status.instanceID`), so cleanup never depends on a spec that may have changed since.
  */
 import type { Server, ServerStatus } from '../../compute/v2/servers.ts';
+import type { AsyncCreate } from './in-flight.ts';
 
 // ---------------------------------------------------------------- parameters (by id or by filter)
 
@@ -280,6 +281,20 @@ export interface CallOptions {
    * engine still finds its work again by name, but a controller should always pass one.
    */
   record?: ((state: ServerState) => Promise<void>) | undefined;
+  /**
+   * The caller writes the result's `state` as soon as the call returns, before anything else (a
+   * controller's status write at the end of its reconcile): a change the call would record and
+   * then return at once (the server's id after its create) is left to that write — one status
+   * write, not two, and the same crash window (a server whose id was not recorded is adopted by
+   * name).
+   */
+  recordsResult?: boolean | undefined;
+  /**
+   * ensure() sends the server's create and returns at once (Pending, InstanceCreating) instead of
+   * waiting for Nova's answer; `answered` wakes the caller, whose next call takes the answer. Both
+   * ensure() and remove() make no request while it is unanswered (see in-flight.ts).
+   */
+  asyncCreate?: AsyncCreate | undefined;
 }
 
 // ---------------------------------------------------------------- results
@@ -303,7 +318,7 @@ export interface InstanceAddress {
 interface Outcome {
   /** Writes made by this call, in order. */
   actions: Action[];
-  /** The state as the engine left it (already passed to `record`). */
+  /** The state as the engine left it (passed to `record`, but for the last change with `recordsResult`). */
   state: ServerState;
 }
 
@@ -318,6 +333,8 @@ export interface Ready extends Outcome {
 export type PendingReason =
   /** A volume is being created by Cinder. */
   | 'VolumeCreating'
+  /** The server's create was sent; Nova has not answered yet (asyncCreate). */
+  | 'InstanceCreating'
   /** The server was just created. */
   | 'InstanceCreated'
   /** BUILD. */

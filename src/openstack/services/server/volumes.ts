@@ -41,7 +41,7 @@ function noBlockStorage(err: EndpointNotFoundError, specs: readonly ResolvedVolu
 }
 
 /** Records a volume name before anything of that name may exist because of us; whether it was new. */
-function remember(resources: ServerResources, name: string): boolean {
+export function rememberVolume(resources: ServerResources, name: string): boolean {
   const recorded = (resources.volumes ??= []);
   if (recorded.some((v) => v.name === name)) return false;
   recorded.push({ name });
@@ -134,7 +134,7 @@ export async function ensureVolumes(
   // Every name recorded before any create (and adopted ones too), so a crash right after a create
   // leaves a name the removal deletes.
   let grew = false;
-  for (const spec of specs) grew = remember(resources, spec.name) || grew;
+  for (const spec of specs) grew = rememberVolume(resources, spec.name) || grew;
   if (grew) await record();
 
   for (const spec of specs) {
