@@ -48,12 +48,10 @@ import {
 import { AuthenticationError, EndpointNotFoundError } from '../../openstack/core/errors.ts';
 import {
   backoffPolicy,
-  InFlightCreates,
   instanceAddresses,
   LookupCache,
   ServerEngine,
   volumeSpecs,
-  type AsyncCreate,
   type BackoffPolicy,
   type EnsureResult,
   type Failed,
@@ -68,7 +66,6 @@ import {
   reviewSpec,
   SERVER_FINALIZER,
   SERVER_UNEXPECTEDLY_DELETED_MESSAGE,
-  type OpenStackServer,
   type OpenStackServerSpec,
 } from '../api/index.ts';
 import { IdentityError, type Scope, type ScopeCache } from '../identity.ts';
@@ -183,7 +180,6 @@ export function registerOpenStackServerController(
       ),
     })
     .complete((req, signal, ctx) => r.reconcile(req, signal, ctx));
-  r.enqueue = (req) => controller.enqueue(req);
   if (poller) {
     wake = (req) => controller.enqueue(req);
     mgr.add(poller);
@@ -203,10 +199,6 @@ class OpenStackServerReconciler {
    * ScopeCache), so servers created together resolve their image, flavor and networks once.
    */
   private readonly lookups = new WeakMap<object, LookupCache>();
-  /** Server creates sent and not answered: a worker is not held while Nova answers (~0.4 s). */
-  private readonly creates = new InFlightCreates();
-  /** Wakes an object (the controller's queue, once built). */
-  enqueue: (req: Request) => void = () => {};
 
   constructor(
     mgr: Manager,
@@ -344,12 +336,7 @@ class OpenStackServerReconciler {
       result = await engine.ensure(
         { spec: serverSpec, ...stateFromStatus(report.status) },
         // The reconcile's status write (its `finally`) carries the result's state.
-        {
-          signal,
-          record: (state) => this.record(report, state, signal),
-          recordsResult: true,
-          asyncCreate: this.asyncCreate(obj),
-        },
+        { signal, record: (state) => this.record(report, state, signal), recordsResult: true },
       );
     } catch (err) {
       return this.openStackError(report, err, 'ensure');
@@ -507,7 +494,7 @@ class OpenStackServerReconciler {
     try {
       result = await engine.remove(
         { name: obj.metadata!.name!, ...state },
-        { signal, record: (s) => this.record(report, s, signal), asyncCreate: this.asyncCreate(obj) },
+        { signal, record: (s) => this.record(report, s, signal) },
       );
     } catch (err) {
       const r = this.openStackError(report, err, 'remove');
@@ -637,12 +624,6 @@ class OpenStackServerReconciler {
     // Ready mirrors InstanceReady; a server once Ready stays so while only a wait is reported.
     const ready = report.status.ready === true && status === 'Unknown';
     if (!ready) report.condition({ type: Conditions.Ready, status, reason, message });
-  }
-
-  /** The object's creates go out without holding the worker; the answer wakes it. */
-  private asyncCreate(obj: OpenStackServer): AsyncCreate {
-    const request = { namespace: obj.metadata!.namespace!, name: obj.metadata!.name! };
-    return { creates: this.creates, key: keyOf(obj), answered: () => this.enqueue(request) };
   }
 
   /** Persists what the engine made before it goes on (its `record`). */

@@ -2,7 +2,6 @@
 import type { ServerApi } from './api.ts';
 import type { BackoffPolicy } from './backoff.ts';
 import type { LookupCache } from './lookups.ts';
-import type { AsyncCreate } from './in-flight.ts';
 import type { Journal } from './outcome.ts';
 
 /** The engine's, for all its calls: the API, the backoff policy and the clock waits are measured with. */
@@ -20,6 +19,4 @@ export interface StepContext extends EngineContext {
   signal: AbortSignal | undefined;
   /** The caller writes the result's state at once (CallOptions.recordsResult). */
   recordsResult: boolean;
-  /** Create the server without waiting for Nova's answer (CallOptions.asyncCreate). */
-  asyncCreate: AsyncCreate | undefined;
 }

@@ -9,8 +9,6 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import { addFault, clearFaults } from '../../core/testing/target.ts';
 import { ServerEngine } from './engine.ts';
-import { InFlightCreates } from './in-flight.ts';
-import { eventually } from '../../../sim/openstack/testing/harness.ts';
 import type { ServerApi } from './api.ts';
 import {
   BACKOFF,
@@ -404,84 +402,6 @@ describe('server engine', () => {
     assert.ok(serverCall >= 0);
     assert.ok(rec.calls.every((c) => c.instanceID === undefined));
     const removed = await teardown(engine, 'worker-w', Object.assign(new Recorder(), { state }));
-    assert.equal(removed.result.phase, 'Ready');
-  });
-
-  it('asyncCreate: the call that sends the create returns before Nova answers; nothing is asked again meanwhile, and a removal waits', async () => {
-    let release!: () => void;
-    const gate = new Promise<void>((r) => (release = r));
-    let creates = 0;
-    const api: ServerApi = {
-      network: w.os.network,
-      blockStorage: w.os.blockStorage,
-      image: w.os.image,
-      compute: {
-        ...w.os.compute,
-        servers: {
-          ...w.os.compute.servers,
-          create: async (server, o) => {
-            creates++;
-            await gate;
-            return w.os.compute.servers.create(server, o);
-          },
-        },
-      },
-    };
-    const engine = new ServerEngine(api, { backoff: BACKOFF });
-    const spec = machineSpec('worker-async');
-    const rec = new Recorder();
-    let answered = 0;
-    const asyncCreate = {
-      creates: new InFlightCreates(),
-      key: 'ns/worker-async',
-      answered: () => answered++,
-    };
-    // A call still waiting once the create was sent and the loop turned many times waits for Nova.
-    const turns = async () => {
-      while (creates === 0) await sleep(1);
-      for (let i = 0; i < 50; i++) await new Promise((r) => setImmediate(r));
-      return 'blocked' as const;
-    };
-    const call = async (): Promise<EnsureResult> => {
-      const p = engine.ensure(
-        { spec, ...rec.state },
-        { record: rec.record, recordsResult: true, asyncCreate },
-      );
-      const r = await Promise.race([p, turns()]);
-      if (r !== 'blocked') return r;
-      release();
-      await p;
-      assert.fail('the call held its caller until Nova answered the create');
-    };
-    let result: EnsureResult = await call();
-    for (let i = 0; i < 50 && creates === 0; i++) {
-      rec.state = result.state;
-      await sleep(Math.min(result.phase === 'Pending' ? result.retryAfterMs : 5, 20));
-      result = await call();
-    }
-    assert.equal(creates, 1, 'the create was sent');
-    assert.equal(result.phase === 'Pending' && result.reason, 'InstanceCreating', JSON.stringify(result));
-    assert.equal(asyncCreate.creates.size, 1, 'unanswered, and the call returned');
-    rec.state = result.state;
-    // While Nova has not answered: no second create, and a removal does not start.
-    const again = await call();
-    assert.equal(again.phase === 'Pending' && again.reason, 'InstanceCreating');
-    const removing = await engine.remove({ name: 'worker-async', ...rec.state }, { asyncCreate });
-    assert.equal(removing.phase === 'Pending' && removing.reason, 'Deleting');
-    assert.equal(creates, 1);
-    assert.deepEqual(removing.actions, [], 'nothing deleted while the create is unanswered');
-
-    release();
-    await eventually(() => answered === 1, { timeoutMs: 5_000, what: 'the answer wakes the caller' });
-    const taken = await call();
-    assert.equal(taken.phase === 'Pending' && taken.reason, 'InstanceCreated', JSON.stringify(taken));
-    assert.ok(taken.state.instanceID);
-    assert.ok(taken.actions.some((a) => a.resource === 'server' && a.verb === 'create'));
-    rec.state = taken.state;
-    const run = await converge(engine, spec, rec);
-    assert.equal(run.result.phase, 'Ready');
-    assert.equal(creates, 1, 'one server');
-    const removed = await teardown(engine, 'worker-async', rec);
     assert.equal(removed.result.phase, 'Ready');
   });
 

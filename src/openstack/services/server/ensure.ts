@@ -15,7 +15,7 @@ import type { Server } from '../../compute/v2/servers.ts';
 import { OpenStackHttpError } from '../../core/errors.ts';
 import { waitHint } from './backoff.ts';
 import type { EngineContext, StepContext } from './context.ts';
-import { Journal, runCall } from './outcome.ts';
+import { runCall } from './outcome.ts';
 import { adoptPorts, ensurePort } from './ports.ts';
 import { resolveServerSpec, volumeSpecs } from './resolve.ts';
 import { createServer, findServerByName, getServer, GONE_STATES, instanceAddresses } from './server.ts';
@@ -44,7 +44,7 @@ async function steps(
   state: ServerState,
   record: () => Promise<void>,
 ): Promise<EnsureResult> {
-  const { api, journal, signal } = ctx;
+  const { api, journal, policy, signal } = ctx;
   let fresh = false;
   if (!state.resolved) {
     state.resolved = await resolveServerSpec(api, spec, signal, ctx.lookups);
@@ -63,15 +63,6 @@ async function steps(
       `server ${state.instanceID} was recorded but is gone; delete the object to clean up and create a new one`,
       true,
     );
-  }
-
-  // A create sent by an earlier call (asyncCreate): nothing to do until Nova answers, then its id.
-  const flight = ctx.asyncCreate?.creates.take(ctx.asyncCreate.key);
-  if (flight === 'flying') return creating(ctx, spec.name);
-  if (flight && 'error' in flight) return createFailed(ctx, spec.name, flight.error);
-  if (flight) {
-    journal.actions.push({ verb: 'create', resource: 'server', id: flight.id, name: spec.name });
-    return created(ctx, state, flight.id, record);
   }
 
   const volumes = resolved.volumes ?? volumeSpecs(spec);
@@ -116,57 +107,28 @@ async function steps(
   const made = serverOrVolumes;
   if (!('ids' in made)) return journal.pending(made);
 
-  const create = (c: StepContext) => createServer(c, spec, resolved, portIDs, volumes, made.ids);
-  const flying = ctx.asyncCreate;
-  if (flying) {
-    // The answer lands in a journal of its own: this call's result is the caller's already.
-    flying.creates.start(flying.key, () => create({ ...ctx, journal: new Journal(state) }), flying.answered);
-    return creating(ctx, spec.name);
-  }
   let id: string;
   try {
-    id = await create(ctx);
+    id = await createServer(ctx, spec, resolved, portIDs, volumes, made.ids);
   } catch (err) {
-    return createFailed(ctx, spec.name, err);
+    // Its ports stay recorded, found again by the next call and deleted by remove: nothing leaks.
+    if (OpenStackHttpError.is(err) && (err.status >= 500 || err.status === 400 || err.status === 403)) {
+      return journal.failed(
+        'InstanceCreateFailed',
+        `creating server ${spec.name}: ${err.serviceMessage || err.message}`,
+        err.status === 400,
+      );
+    }
+    throw err;
   }
-  return created(ctx, state, id, record);
-}
-
-/** The create asked, not answered: the answer wakes the caller (the cap is a safety net). */
-function creating(ctx: StepContext, name: string): EnsureResult {
-  return ctx.journal.pending({
-    reason: 'InstanceCreating',
-    retryAfterMs: ctx.policy.maxMs,
-    message: `server ${name}: waiting for Nova to answer its create`,
-  });
-}
-
-/** The server's id recorded (by the caller's write with `recordsResult`: nothing follows). */
-async function created(
-  ctx: StepContext,
-  state: ServerState,
-  id: string,
-  record: () => Promise<void>,
-): Promise<EnsureResult> {
   state.instanceID = id;
+  // Nothing follows: a caller that writes the result's state at once records it there.
   if (!ctx.recordsResult) await record();
-  return ctx.journal.pending({
+  return journal.pending({
     reason: 'InstanceCreated',
-    retryAfterMs: ctx.policy.initialMs,
+    retryAfterMs: policy.initialMs,
     message: `server ${id} created`,
   });
-}
-
-/** Nova refused the create: its ports stay recorded, found again by the next call and deleted by remove. */
-function createFailed(ctx: StepContext, name: string, err: unknown): EnsureResult {
-  if (OpenStackHttpError.is(err) && (err.status >= 500 || err.status === 400 || err.status === 403)) {
-    return ctx.journal.failed(
-      'InstanceCreateFailed',
-      `creating server ${name}: ${err.serviceMessage || err.message}`,
-      err.status === 400,
-    );
-  }
-  throw err;
 }
 
 /** Each port in order, its id recorded as soon as it exists; their ids. */

@@ -7,7 +7,6 @@ export type { ServerApi } from './api.ts';
 export { backoffPolicy, type BackoffPolicy } from './backoff.ts';
 export { ServerEngine, type EngineOptions } from './engine.ts';
 export { DependencyError, type DependencyProblem } from './errors.ts';
-export { InFlightCreates, type AsyncCreate } from './in-flight.ts';
 export { LookupCache, type LookupCacheOptions } from './lookups.ts';
 export { blockDeviceVolumeName, portName, rootVolumeName } from './names.ts';
 export { portCreateBody } from './ports.ts';

@@ -134,7 +134,6 @@ export async function runCall<R>(
     journal,
     signal: options.signal,
     recordsResult: options.recordsResult === true,
-    asyncCreate: options.asyncCreate,
   };
   // One record at a time, in the order asked (steps running side by side, the ports beside the
   // volumes, both record): each is handed the state as it is when its turn comes.

@@ -35,19 +35,6 @@ async function steps(
   const { api, journal, signal } = ctx;
   const gone = (): RemoveResult => ({ phase: 'Ready', actions: journal.actions, state: journal.state });
   const { resolved } = state;
-  // A create still unanswered (asyncCreate): its server may land after everything else is gone.
-  const flight = ctx.asyncCreate?.creates.take(ctx.asyncCreate.key);
-  if (flight === 'flying') {
-    return journal.pending({
-      reason: 'Deleting',
-      retryAfterMs: ctx.policy.maxMs,
-      message: `server ${name}: waiting for Nova to answer its create before deleting`,
-    });
-  }
-  if (flight && 'id' in flight && state.instanceID === undefined) {
-    state.instanceID = flight.id;
-    await record();
-  }
   if (!resolved && state.instanceID === undefined) return gone();
 
   const resources = (state.resources ??= { ports: [] });

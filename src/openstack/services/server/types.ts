@@ -9,7 +9,6 @@
  * `status.instanceID`), so cleanup never depends on a spec that may have changed since.
  */
 import type { Server, ServerStatus } from '../../compute/v2/servers.ts';
-import type { AsyncCreate } from './in-flight.ts';
 
 // ---------------------------------------------------------------- parameters (by id or by filter)
 
@@ -289,12 +288,6 @@ export interface CallOptions {
    * name).
    */
   recordsResult?: boolean | undefined;
-  /**
-   * ensure() sends the server's create and returns at once (Pending, InstanceCreating) instead of
-   * waiting for Nova's answer; `answered` wakes the caller, whose next call takes the answer. Both
-   * ensure() and remove() make no request while it is unanswered (see in-flight.ts).
-   */
-  asyncCreate?: AsyncCreate | undefined;
 }
 
 // ---------------------------------------------------------------- results
@@ -333,8 +326,6 @@ export interface Ready extends Outcome {
 export type PendingReason =
   /** A volume is being created by Cinder. */
   | 'VolumeCreating'
-  /** The server's create was sent; Nova has not answered yet (asyncCreate). */
-  | 'InstanceCreating'
   /** The server was just created. */
   | 'InstanceCreated'
   /** BUILD. */
