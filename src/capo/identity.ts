@@ -254,8 +254,7 @@ export class ScopeCache {
 
     let entry = this.entries.get(key);
     if (entry) {
-      this.entries.delete(key);
-      this.entries.set(key, entry);
+      this.touch(key, entry);
     } else {
       const built: Entry = { scope: this.build(creds, ref.cloudName, region), users: 0, retired: false };
       entry = built;
@@ -306,9 +305,14 @@ export class ScopeCache {
     if (version === undefined || version !== seen.resourceVersion) return undefined;
     const entry = this.entries.get(seen.key);
     if (!entry || entry.retired) return undefined;
-    this.entries.delete(seen.key);
-    this.entries.set(seen.key, entry);
+    this.touch(seen.key, entry);
     return entry;
+  }
+
+  /** Moves an entry to the LRU's end (a Map iterates in insertion order). */
+  private touch(key: string, entry: Entry): void {
+    this.entries.delete(key);
+    this.entries.set(key, entry);
   }
 
   /** `fn` with a lease on the identity's client, released when it settles. */

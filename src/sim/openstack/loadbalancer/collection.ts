@@ -43,18 +43,57 @@ export function compareCreated(a: Ordered, b: Ordered): number {
   return creationOf(a) - creationOf(b);
 }
 
+/**
+ * Records in (created_at, id) order, kept lazily: an append in order (the usual case, the clock
+ * being monotonic) is a push, and the sort and the dropping of removed records wait for the next
+ * ordered(). A pool's members are hundreds of thousands of records across a cloud: splicing the
+ * array per deleted member, or bisecting it per added one, cost the emulator more than its
+ * callers' requests did. Shared by Collection and a pool's members (pool-members.ts).
+ */
+export class CreationOrder<T extends Ordered> {
+  private order: T[] = [];
+  private sorted = true;
+
+  get length(): number {
+    return this.order.length;
+  }
+
+  append(record: T): void {
+    const last = this.order[this.order.length - 1];
+    if (last !== undefined && compareCreated(last, record) > 0) this.sorted = false;
+    this.order.push(record);
+  }
+
+  /** Keeps only the records `keep` accepts, in one pass. */
+  compact(keep: (record: T) => unknown): void {
+    this.order = this.order.filter(keep);
+  }
+
+  /** The first record `match` accepts, in no particular order. */
+  find(match: (record: T) => boolean): T | undefined {
+    return this.order.find(match);
+  }
+
+  /** All records in (created_at, id) order; the array is shared, do not mutate it. */
+  ordered(): readonly T[] {
+    if (!this.sorted) {
+      this.order.sort(compareCreated);
+      this.sorted = true;
+    }
+    return this.order;
+  }
+
+  clear(): void {
+    this.order = [];
+    this.sorted = true;
+  }
+}
+
 export class Collection<T extends Ordered> {
   private readonly byId = new Map<string, T>();
-  /**
-   * Creation order, kept lazily: an add in order (the usual case, the clock being monotonic) is an
-   * append; a delete only counts the record as gone, and the next ordered() drops the gone ones in
-   * one pass. A pool's members are hundreds of thousands of records across a cloud: splicing this
-   * array per deleted member, or bisecting it per added one, cost the emulator more than its
-   * callers' requests did.
-   */
-  private order: T[] = [];
+  /** Removed records stay in it until the next ordered() counts them out (`gone`). */
+  private readonly order = new CreationOrder<T>();
   private gone = 0;
-  private sorted = true;
 
   get size(): number {
     return this.byId.size;
@@ -73,9 +112,7 @@ export class Collection<T extends Ordered> {
     if (replaced !== undefined) this.gone++;
     this.byId.set(record.id, record);
     creationOf(record);
-    const last = this.order[this.order.length - 1];
-    if (last !== undefined && compareCreated(last, record) > 0) this.sorted = false;
-    this.order.push(record);
+    this.order.append(record);
   }
 
   delete(id: string): boolean {
@@ -89,20 +126,15 @@ export class Collection<T extends Ordered> {
     if (this.gone > 0) {
       // A record deleted and added again is in the array twice: it is kept once.
       const kept = new Set<T>();
-      this.order = this.order.filter((r) => this.byId.get(r.id) === r && !kept.has(r) && kept.add(r));
+      this.order.compact((r) => this.byId.get(r.id) === r && !kept.has(r) && kept.add(r));
       this.gone = 0;
     }
-    if (!this.sorted) {
-      this.order.sort(compareCreated);
-      this.sorted = true;
-    }
-    return this.order;
+    return this.order.ordered();
   }
 
   clear(): void {
     this.byId.clear();
-    this.order = [];
+    this.order.clear();
     this.gone = 0;
-    this.sorted = true;
   }
 }

@@ -7,23 +7,20 @@
  * already cost as much (a create compares every member's address), and the ccm's batch PUT and
  * lists never look one up.
  */
-import { compareCreated } from './collection.ts';
+import { CreationOrder } from './collection.ts';
 import type { MemberRecord } from './model.ts';
 
 export class PoolMembers {
-  /** Kept lazily as Collection does: a removal only counts the member as gone until the next ordered(). */
-  private order: MemberRecord[] = [];
+  /** A removal only counts the member as gone until the next ordered() drops it. */
+  private readonly order = new CreationOrder<MemberRecord>();
   private gone: Set<MemberRecord> | undefined;
-  private sorted = true;
 
   get size(): number {
     return this.ordered().length;
   }
 
   add(member: MemberRecord): void {
-    const last = this.order[this.order.length - 1];
-    if (last !== undefined && compareCreated(last, member) > 0) this.sorted = false;
-    this.order.push(member);
+    this.order.append(member);
   }
 
   remove(member: MemberRecord): void {
@@ -33,21 +30,16 @@ export class PoolMembers {
   }
 
   get(id: string): MemberRecord | undefined {
-    for (const m of this.order) if (m.id === id && !this.gone?.has(m)) return m;
-    return undefined;
+    return this.order.find((m) => m.id === id && !this.gone?.has(m));
   }
 
   /** All members in (created_at, id) order; the array is shared, do not mutate it. */
   ordered(): readonly MemberRecord[] {
     const gone = this.gone;
     if (gone !== undefined) {
-      this.order = this.order.filter((m) => !gone.has(m));
+      this.order.compact((m) => !gone.has(m));
       this.gone = undefined;
     }
-    if (!this.sorted) {
-      this.order.sort(compareCreated);
-      this.sorted = true;
-    }
-    return this.order;
+    return this.order.ordered();
   }
 }
