@@ -16,7 +16,7 @@
  * are either the cloud working (volume → available, server → active) or the controllers (all the
  * others: queueing, calls, noticing).
  */
-import type { KubeClient } from '../../src/kube/index.ts';
+import type { KubeClient, KubernetesObject, ResourceType } from '../../src/kube/index.ts';
 import { capoKinds } from '../../src/capo/api/index.ts';
 import type { StatusRecord } from '../../src/sim/openstack/core/status-log.ts';
 import type { OpenStackClient } from '../../src/openstack/client.ts';
@@ -92,34 +92,32 @@ export class TimelineRecorder {
     this.mark(name, 'created');
   }
 
-  private async watchServers(): Promise<void> {
-    try {
-      for await (const ev of this.api.watch(capoKinds.OpenStackServer, {
-        namespace: this.namespace,
-        signal: this.ac.signal,
-      })) {
-        if (ev.type === 'BOOKMARK' || ev.type === 'DELETED') continue;
-        const name = ev.object.metadata?.name ?? '';
-        const s = ev.object.status;
-        this.mark(name, 'acted');
-        if (s?.resolved) this.mark(name, 'resolved');
-        if (s?.resources?.ports?.[0]?.id) this.mark(name, 'port');
-        if (s?.ready === true) this.mark(name, 'noticed');
-      }
-    } catch {
-      // Aborted at the end of the run.
-    }
+  private watchServers(): Promise<void> {
+    return this.follow(capoKinds.OpenStackServer, (server) => {
+      const name = server.metadata?.name ?? '';
+      const s = server.status;
+      this.mark(name, 'acted');
+      if (s?.resolved) this.mark(name, 'resolved');
+      if (s?.resources?.ports?.[0]?.id) this.mark(name, 'port');
+      if (s?.ready === true) this.mark(name, 'noticed');
+    });
   }
 
-  private async watchMachines(): Promise<void> {
+  private watchMachines(): Promise<void> {
+    return this.follow(capoKinds.OpenStackMachine, (m) => {
+      if (m.status?.ready === true && m.spec.providerID) this.mark(m.metadata?.name ?? '', 'ready');
+    });
+  }
+
+  /** Each added or modified object of `kind` in the namespace, until the run ends. */
+  private async follow<T extends KubernetesObject>(
+    kind: ResourceType<T>,
+    seen: (obj: T) => void,
+  ): Promise<void> {
     try {
-      for await (const ev of this.api.watch(capoKinds.OpenStackMachine, {
-        namespace: this.namespace,
-        signal: this.ac.signal,
-      })) {
+      for await (const ev of this.api.watch(kind, { namespace: this.namespace, signal: this.ac.signal })) {
         if (ev.type === 'BOOKMARK' || ev.type === 'DELETED') continue;
-        const m = ev.object;
-        if (m.status?.ready === true && m.spec.providerID) this.mark(m.metadata?.name ?? '', 'ready');
+        seen(ev.object);
       }
     } catch {
       // Aborted at the end of the run.
