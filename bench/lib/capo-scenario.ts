@@ -18,6 +18,7 @@ import {
 } from '../../src/kube/index.ts';
 import { eventually } from '../../src/sim/openstack/testing/harness.ts';
 import type { StatsSnapshot } from '../../src/sim/openstack/core/stats.ts';
+import { PROFILES } from '../../src/sim/openstack/core/timing.ts';
 import {
   capoKinds,
   type Machine,
@@ -45,10 +46,24 @@ import {
   type MachinesFigures,
 } from './machines.ts';
 import { gapsOf, splitOf, TimelineRecorder, type GapFigures } from './capo-timeline.ts';
+import { startCapoThread, type CapoHandle } from './capo-thread.ts';
 
 const POLL_MS = 100;
 const CLUSTER = 'capo-demo';
 const MACHINE_PORT = new RegExp(`^${CLUSTER}-(control-plane|md-0)-\\d+-`);
+
+/**
+ * One worker machine's floor on the realistic profile, unscaled: what the cloud itself takes when
+ * nothing waits for anything else. The port and the root volume are asked side by side; the server
+ * only once the volume is available; then Nova builds it.
+ */
+export function machineFloorMs(): number {
+  const { latency, transitions } = PROFILES.realistic;
+  const answer = (op: string) => latency[op] ?? latency['*'] ?? 0;
+  const port = answer('neutron POST /v2.0/ports');
+  const volume = answer('cinder POST /v3/{project_id}/volumes') + transitions['cinder.volume.create'];
+  return Math.max(port, volume) + answer('nova POST /v2.1/servers') + transitions['nova.server.build'];
+}
 
 /** `ms` of CAPO's scaled like the cloud (at least 1 ms). */
 export const scaledBy = (scale: number) => (ms: number) => Math.max(1, Math.round(ms * scale));
@@ -116,6 +131,11 @@ export interface CapoMachinesOptions {
   buildPollMs?: number;
   /** A line on stderr every few seconds while waiting for the machines. */
   progress?: boolean;
+  /**
+   * capo on a thread of its own (bench/lib/capo-thread.ts), the emulators on the bench's, as a
+   * deployment has them on other hosts: true by default; false runs all three on one event loop.
+   */
+  thread?: boolean;
 }
 
 /** What the scale benchmark adds to a row: the process's own costs while N machines come up. */
@@ -146,6 +166,10 @@ export interface CapoRow extends MachinesFigures {
   load: number;
   /** CPU time of the whole process (emulators and controllers) per machine while creating, ms. */
   cpuPerMachineMs: number;
+  /** Of it, capo's own (its thread's; the whole process when capo shares the bench's thread), ms. */
+  capoCpuPerMachineMs: number;
+  /** capo's event-loop delay while creating, on its own thread (p50, p99, max; ms). */
+  capoLagMs?: { p50: number; p99: number; max: number };
   octavia: Calls;
   delOctavia: Calls;
   scale: CapoScaleFigures;
@@ -170,6 +194,16 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
   const wait = (what: string) => ({ timeoutMs: WAIT_MS, intervalMs: POLL_MS, what });
 
   const env = await startCapoEnv({ profile: 'realistic', overrides: { timeScale: SCALE } });
+  const launch = async (o: StartCapoOptions): Promise<CapoHandle> => {
+    if (opts.thread !== false) return startCapoThread(env.kube.kubeconfigPath, o);
+    const capo = await env.startCapo(o);
+    const base = process.cpuUsage();
+    return {
+      registry: capo.registry,
+      cpuUsage: () => Promise.resolve(process.cpuUsage(base)),
+      stop: () => capo.stop(),
+    };
+  };
   let stopWatching = () => {};
   try {
     const { api, admin, sim, namespace } = env;
@@ -190,7 +224,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
 
     const started = performance.now();
     await resetStats(sim.url);
-    let capo = await env.startCapo(capoOptions(SCALE, 10));
+    let capo = await launch(capoOptions(SCALE, 10));
     const osc = first('OpenStackCluster') as OpenStackCluster;
     delete osc.spec.bastion;
     // The example's /24 holds 250-odd ports: beyond that every further port fails with Neutron's
@@ -260,7 +294,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
     for (const workers of opts.concurrency) {
       // A fresh process (fresh token cache): its Keystone tokens, all of them, count here.
       await resetStats(sim.url);
-      capo = await env.startCapo(capoOptions(SCALE, workers, opts.buildPollMs));
+      capo = await launch(capoOptions(SCALE, workers, opts.buildPollMs));
       const before = await reconciles(capo.registry);
       const heapBefore = heapMb();
       const lag = monitorEventLoopDelay({ resolution: 10 });
@@ -273,6 +307,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       );
       const queuedBefore = await histogramSums(capo.registry, 'workqueue_queue_duration_seconds', 'name');
       const cpuBefore = process.cpuUsage();
+      const capoCpuBefore = await capo.cpuUsage();
       t0 = performance.now();
       const { readyAt, stop: stopReady } = watchReady(osms, t0);
       const sendAtOnce = Math.max(1, Math.min(N, opts.createConcurrency ?? N));
@@ -297,6 +332,10 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       lag.disable();
       const load = loadavg()[0]!;
       const cpu = process.cpuUsage(cpuBefore);
+      const capoCpuAfter = await capo.cpuUsage();
+      const capoCpuMs =
+        (capoCpuAfter.user + capoCpuAfter.system - capoCpuBefore.user - capoCpuBefore.system) / 1000;
+      const capoLag = await capo.lag?.();
       const busySec = minus(
         await histogramSums(capo.registry, 'controller_runtime_reconcile_time_seconds', 'controller'),
         busyBefore,
@@ -353,6 +392,8 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
         queuedSec,
         load,
         cpuPerMachineMs: (cpu.user + cpu.system) / 1000 / N,
+        capoCpuPerMachineMs: capoCpuMs / N,
+        ...(capoLag ? { capoLagMs: capoLag } : {}),
         create: createCalls,
         octavia,
         reconciles: created,
@@ -443,17 +484,20 @@ async function kubeRequests(registry: RunningCapoRegistry): Promise<number> {
   const metric = (await registry.getMetricsAsJSON()).find((m) => m.name === 'rest_client_requests_total');
   return (metric?.values ?? []).reduce((sum, v) => sum + v.value, 0);
 }
-type RunningCapoRegistry = Parameters<typeof reconciles>[0];
+type RunningCapoRegistry = CapoHandle['registry'];
 
 /** capo's own table: one row per concurrency, then the writes each made. */
 export function printCapoMachines(run: CapoMachinesRun): void {
   const { n: N, scale: SCALE } = run.opts;
   const { secs, unscaled, per, rw } = formats(N, SCALE);
   const { clusterMs, clusterStats, clusterReconciles, controlPlane: CONTROL_PLANE } = run;
+  const floor = machineFloorMs();
+  const tenths = (ms: number) => (ms / 1000 / SCALE).toFixed(1);
   console.log(
     `\n${N} Cluster API machines (${CONTROL_PLANE} control plane, ${N - CONTROL_PLANE} workers with a ` +
       `root volume) created at once through the capo controllers; realistic profile × ${SCALE}, ` +
-      `controller waits × ${SCALE}; unscaled = wall / ${SCALE}`,
+      `controller waits × ${SCALE}; unscaled = wall / ${SCALE}; one worker machine's floor (the cloud's ` +
+      `answers, Cinder's 3 s and Nova's build, nothing waiting) ${(floor / 1000).toFixed(2)} s unscaled`,
   );
   console.log(
     `The cluster first (managed subnet, router, security groups, API load balancer): ${secs(clusterMs)} s ` +
@@ -473,7 +517,7 @@ export function printCapoMachines(run: CapoMachinesRun): void {
       'reconciles per machine (osm / oss)',
       'all ready (s)',
       '≈ unscaled (s)',
-      'p50 / p90 ≈ unscaled (s)',
+      'p50 / p90 ≈ unscaled (s) (÷ floor)',
       'delete (s)',
       '≈ unscaled (s)',
       'delete: tokens, Nova / Neutron / Cinder w / r per machine',
@@ -490,7 +534,7 @@ export function printCapoMachines(run: CapoMachinesRun): void {
       `${per(r.reconciles['openstackmachine'] ?? 0)} / ${per(r.reconciles['openstackserver'] ?? 0)}`,
       secs(r.readyMs),
       unscaled(r.readyMs),
-      `${unscaled(r.p50Ms)} / ${unscaled(r.p90Ms)}`,
+      `${tenths(r.p50Ms)} / ${tenths(r.p90Ms)} (×${(r.p50Ms / SCALE / floor).toFixed(2)} / ×${(r.p90Ms / SCALE / floor).toFixed(2)})`,
       secs(r.deleteMs),
       unscaled(r.deleteMs),
       `${r.del.tokens}, ${rw(r.del.nova)} · ${rw(r.del.neutron)} · ${rw(r.del.cinder)}`,
@@ -502,15 +546,19 @@ export function printCapoMachines(run: CapoMachinesRun): void {
     const s = (sec: number | undefined) => (sec ?? 0).toFixed(1);
     console.log(
       `\n${r.workers} workers: where each machine's time went (unscaled medians; load average ${r.load.toFixed(2)}, ` +
-        `event-loop delay p50 / p99 / max ${r.scale.lagMs.p50.toFixed(0)} / ${r.scale.lagMs.p99.toFixed(0)} / ` +
+        `${r.capoLagMs ? "the emulators' " : ''}event-loop delay p50 / p99 / max ${r.scale.lagMs.p50.toFixed(0)} / ${r.scale.lagMs.p99.toFixed(0)} / ` +
         `${r.scale.lagMs.max.toFixed(0)} ms)`,
     );
     printTable(
       ['gap', 'whose', 'median (s)', 'machines'],
       r.gaps.map((g) => [g.what, g.cloud ? 'cloud' : 'capo', (g.medianMs / 1000).toFixed(2), String(g.n)]),
     );
+    const own = r.capoLagMs
+      ? `, capo's own thread ${r.capoCpuPerMachineMs.toFixed(0)} ms (its event-loop delay p50 / p99 / max ` +
+        `${r.capoLagMs.p50.toFixed(0)} / ${r.capoLagMs.p99.toFixed(0)} / ${r.capoLagMs.max.toFixed(0)} ms)`
+      : ' (emulators and capo on one thread)';
     console.log(
-      `  CPU (both emulators and capo, one process): ${r.cpuPerMachineMs.toFixed(0)} ms per machine; ` +
+      `  CPU of the whole process: ${r.cpuPerMachineMs.toFixed(0)} ms per machine${own}; ` +
         `capo's Kubernetes requests: ${(r.scale.kubeRequests.create / N).toFixed(1)} per machine`,
     );
     console.log(

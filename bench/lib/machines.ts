@@ -65,7 +65,9 @@ export const serverCallsOf = (snap: StatsSnapshot): ServerCalls => ({
 });
 
 /** `controller_runtime_reconcile_total` per controller (the work queues' names). */
-export async function reconciles(registry: Registry): Promise<Record<string, number>> {
+export async function reconciles(
+  registry: Pick<Registry, 'getMetricsAsJSON'>,
+): Promise<Record<string, number>> {
   const metric = (await registry.getMetricsAsJSON()).find(
     (m) => m.name === 'controller_runtime_reconcile_total',
   );

@@ -314,13 +314,17 @@ export async function startCapoEnv(
   return env;
 }
 
-const runningSets = new WeakMap<CapoEnv, Set<RunningCapo>>();
+const runningSets = new WeakMap<object, Set<RunningCapo>>();
 
 /**
  * Starts the selected controllers in-process on their own Manager and ScopeCache (no health port,
- * no leader election), as `shiftstack capo` would run them; `stop()` ends them gracefully.
+ * no leader election), as `shiftstack capo` would run them; `stop()` ends them gracefully. All it
+ * needs of the bed is the kubeconfig (a bench's capo thread has nothing else of it).
  */
-export function startCapo(env: CapoEnv, opts: StartCapoOptions = {}): Promise<RunningCapo> {
+export function startCapo(
+  env: { kube: { kubeconfigPath: string } },
+  opts: StartCapoOptions = {},
+): Promise<RunningCapo> {
   const names = opts.controllers ?? Object.keys(CAPO_CONTROLLERS);
   const unknown = names.filter((n) => !CAPO_CONTROLLERS[n]);
   if (unknown.length > 0) {
