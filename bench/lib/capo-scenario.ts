@@ -271,10 +271,24 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       osm.metadata = { ...osm.metadata, name };
       return [secret, machine, osm];
     }
-    async function create(o: Obj): Promise<void> {
-      if (o.kind === 'Secret') await api.create(kinds.Secret, o);
-      else if (o.kind === 'Machine') await api.create(capoKinds.Machine, o as Machine);
-      else await api.create(capoKinds.OpenStackMachine, o as OpenStackMachine);
+    // Cluster API's Machine controller owns the OpenStackMachine before any provider sees it (in
+    // its own process); the stand-in in capo adopts only what nobody owns. The bench creates each
+    // OpenStackMachine owned by its Machine, so capo's CPU and writes here are the provider's own.
+    async function createMachine(i: number): Promise<void> {
+      const [secret, machine, osm] = machineObjects(i) as [Obj, Obj, Obj];
+      await api.create(kinds.Secret, secret);
+      const owner = (await api.create(capoKinds.Machine, machine as Machine)).metadata!;
+      osm.metadata!.ownerReferences = [
+        {
+          apiVersion: capoKinds.Machine.apiVersion,
+          kind: 'Machine',
+          name: owner.name!,
+          uid: owner.uid!,
+          controller: true,
+          blockOwnerDeletion: true,
+        },
+      ];
+      await api.create(capoKinds.OpenStackMachine, osm as OpenStackMachine);
     }
 
     // The bench watches the objects as an informer does (one list, then a watch): a list of every
@@ -312,7 +326,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       const { readyAt, stop: stopReady } = watchReady(osms, t0);
       const sendAtOnce = Math.max(1, Math.min(N, opts.createConcurrency ?? N));
       await forEachMachine(N, sendAtOnce, async (i) => {
-        for (const o of machineObjects(i)) await create(o);
+        await createMachine(i);
         timeline.created(machineName(i));
       });
       let lastSaid = 0;
