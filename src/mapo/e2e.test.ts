@@ -151,7 +151,19 @@ describe('mapo end to end (examples/mapo)', () => {
 
   it('examples/mapo applied with kubectl: 3 workers Running with nodeRef, providerID, labels, annotations, addresses; the set counts them', async () => {
     await kubectl('apply', '-f', EXAMPLE);
-    const workers = await allRunning(WORKERS, 3);
+    await allRunning(WORKERS, 3);
+    // The kubelet stand-in joins a Node as soon as Nova says ACTIVE, which can be before the
+    // OpenStackServer says so: the Machine's annotation and addresses follow it, then or after.
+    const workers = (await eventually(
+      async () => {
+        const ms = await machinesOf(WORKERS);
+        const settled = (m: Machine) =>
+          m.metadata?.annotations?.[Annotations.InstanceState] === 'ACTIVE' &&
+          (m.status?.addresses ?? []).some((a) => a.type === 'InternalIP');
+        return ms.every(settled) ? ms : undefined;
+      },
+      { ...WAIT, what: `the ${WORKERS} Machines annotated ACTIVE, with addresses` },
+    ))!;
     for (const m of workers) {
       const name = m.metadata!.name!;
       assert.match(name, new RegExp(`^${WORKERS}-[a-z0-9]{5}$`), 'generateName <machineset>-');

@@ -9,12 +9,14 @@ import { setTimeout as sleep } from 'node:timers/promises';
 import { after, before, describe, it } from 'node:test';
 import type { EventsV1Event } from '@kubernetes/client-node';
 import { kinds, type Condition } from '../../kube/index.ts';
+import { reconcileCount, settled } from '../../kube/testing/settle.ts';
 import { addFault } from '../../openstack/core/testing/target.ts';
 import { eventually } from '../../sim/openstack/testing/harness.ts';
 import type { Action } from '../../sim/kube/reactors.ts';
 import { capoKinds, SERVER_FINALIZER, type OpenStackServer, type OpenStackServerSpec } from '../api/index.ts';
 import { IDENTITY_SECRET, startCapoEnv, type CapoEnv, type RunningCapo } from '../testing/env.ts';
 import { openServerFixtures, type ServerFixtures } from '../testing/server-fixtures.ts';
+import { OPENSTACK_SERVER_CONTROLLER } from './openstackserver.ts';
 
 const WAIT = { timeoutMs: 60_000, intervalMs: 25 };
 
@@ -479,5 +481,41 @@ describe('OpenStackServer controller on a cloud without block storage', () => {
 
     await fx.remove(name);
     assert.deepEqual(await fx.census(), baseline);
+  });
+});
+
+describe('OpenStackServer controller: its own finalizer', () => {
+  let env: CapoEnv;
+  let capo: RunningCapo;
+  let fx: ServerFixtures;
+
+  before(async () => {
+    env = await startCapoEnv();
+    fx = await openServerFixtures(env);
+    // A minute before any look again: every reconcile counted below comes from an event.
+    capo = await env.startCapo({ controllers: ['openstackserver'], server: { waitMs: 60_000 } });
+  });
+  after(async () => {
+    await capo?.stop();
+    await env?.close();
+  });
+
+  it('adding its finalizer does not wake it again (one reconcile for a server waiting for bootstrap data)', async () => {
+    const before = await reconcileCount(capo.manager, OPENSTACK_SERVER_CONTROLLER);
+    const name = 'worker-waits';
+    await fx.create(name, { userDataRef: { name: `${name}-bootstrap` } });
+    await until(async () => {
+      const s = await fx.get(name);
+      const waiting = (s?.status?.conditions as Condition[] | undefined)?.find(
+        (c) => c.type === 'InstanceReady' && c.reason === 'WaitingForBootstrapData',
+      );
+      return waiting && s?.metadata?.finalizers?.includes(SERVER_FINALIZER) ? s : undefined;
+    }, 'the finalizer and WaitingForBootstrapData');
+    await settled(capo.manager, OPENSTACK_SERVER_CONTROLLER, [
+      [capoKinds.OpenStackServer, { namespace: env.namespace, name }],
+    ]);
+    // The create event's reconcile wrote the finalizer and the status; neither wakes it.
+    assert.equal((await reconcileCount(capo.manager, OPENSTACK_SERVER_CONTROLLER)) - before, 1);
+    await fx.remove(name);
   });
 });

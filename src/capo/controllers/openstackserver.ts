@@ -29,6 +29,7 @@
 import {
   addFinalizer,
   BucketRateLimiter,
+  clone,
   hasFinalizer,
   isDeleting,
   isNotFound,
@@ -38,6 +39,7 @@ import {
   MaxOfRateLimiter,
   metadataOnly,
   objectKey,
+  OwnWrites,
   removeFinalizer,
   specOrMetadataChanged,
   type Manager,
@@ -66,6 +68,7 @@ import {
   reviewSpec,
   SERVER_FINALIZER,
   SERVER_UNEXPECTEDLY_DELETED_MESSAGE,
+  type OpenStackServer,
   type OpenStackServerSpec,
 } from '../api/index.ts';
 import { IdentityError, type Scope, type ScopeCache } from '../identity.ts';
@@ -148,7 +151,8 @@ export function registerOpenStackServerController(
     pollMs > 0
       ? new BuildPoller(scopes, (o) => wake(o), { intervalMs: pollMs, clock: mgr.clock, log: mgr.log })
       : undefined;
-  const r = new OpenStackServerReconciler(mgr, scopes, opts, poller);
+  const own = new OwnWrites<OpenStackServer>();
+  const r = new OpenStackServerReconciler(mgr, scopes, opts, poller, own);
   // A Secret's event looks up the servers naming it (not a scan of every server: at 1,000 machines
   // the bootstrap Secrets' 1,000 events would each walk all 1,000 servers).
   const servers = mgr.informers.informerFor(capoKinds.OpenStackServer, {
@@ -161,8 +165,9 @@ export function registerOpenStackServerController(
   const errorInitialMs = Math.min(Math.max(opts.errorInitialMs ?? 1_000, 1), errorMaxMs);
   const controller = mgr
     .controller(OPENSTACK_SERVER_CONTROLLER)
-    // Our own status writes need no reconcile (each step requeues for what it waits on).
-    .for(capoKinds.OpenStackServer, { predicates: [specOrMetadataChanged()] })
+    // Our own status writes need no reconcile (each step requeues for what it waits on), nor does
+    // our finalizer (it was one more reconcile per server, a bootstrap Secret read included).
+    .for(capoKinds.OpenStackServer, { predicates: [specOrMetadataChanged(), own.predicate()] })
     // The bootstrap data appears after the server object: look again as soon as it does. Metadata
     // only: the Secrets themselves are read uncached (CAPO_UNCACHED_KINDS), never held here.
     .watches(metadataOnly(kinds.Secret), (secret) =>
@@ -192,6 +197,7 @@ class OpenStackServerReconciler {
   private readonly backoff: Partial<BackoffPolicy>;
   private readonly waitMs: number;
   private readonly poller: BuildPoller | undefined;
+  private readonly own: OwnWrites<OpenStackServer>;
   /** The resourceVersion of our last write per object (namespace/name), while the cache may lag it. */
   private readonly written = new Map<string, string>();
   /**
@@ -205,9 +211,11 @@ class OpenStackServerReconciler {
     scopes: ScopeCache,
     opts: OpenStackServerControllerOptions,
     poller: BuildPoller | undefined,
+    own: OwnWrites<OpenStackServer>,
   ) {
     this.mgr = mgr;
     this.poller = poller;
+    this.own = own;
     this.scopes = scopes;
     this.backoff = opts.backoff ?? {};
     this.waitMs = Math.min(Math.max(opts.waitMs ?? MAX_WAIT_MS, 1), MAX_WAIT_MS);
@@ -279,7 +287,15 @@ class OpenStackServerReconciler {
     if (status.instanceState === 'ERROR') return {};
 
     if (!hasFinalizer(obj, SERVER_FINALIZER)) {
-      obj = await addFinalizer(this.mgr.api, capoKinds.OpenStackServer, obj, SERVER_FINALIZER, { signal });
+      const before = obj;
+      const intended = clone(before);
+      intended.metadata = {
+        ...intended.metadata,
+        finalizers: [...(before.metadata?.finalizers ?? []), SERVER_FINALIZER],
+      };
+      obj = await this.own.write(before, intended, () =>
+        addFinalizer(this.mgr.api, capoKinds.OpenStackServer, before, SERVER_FINALIZER, { signal }),
+      );
       report.rebase(obj);
     }
 
