@@ -23,6 +23,9 @@
  * (capo-scenario.ts, machines.ts), shared with bench/mapo-machines.ts, which runs this scenario
  * beside its own.
  *
+ * capo runs on a worker thread of its own (bench/lib/capo-thread.ts), the emulators on the bench's;
+ * CAPO_THREAD=0 puts all three on one event loop, as before.
+ *
  *   node --expose-gc bench/capo-machines.ts     TIME_SCALE=0.2 N=100 CONCURRENCY=10 (or 1,10,50)
  */
 import { printCapoMachines, runCapoMachines } from './lib/capo-scenario.ts';
@@ -35,6 +38,11 @@ const SCALE = Number(process.env.TIME_SCALE ?? 0.2);
 const N = Number(process.env.N ?? 100);
 const CONCURRENCY = (process.env.CONCURRENCY ?? '10').split(',').map(Number);
 
-const run = await runCapoMachines({ n: N, scale: SCALE, concurrency: CONCURRENCY });
+const run = await runCapoMachines({
+  n: N,
+  scale: SCALE,
+  concurrency: CONCURRENCY,
+  thread: process.env.CAPO_THREAD !== '0',
+});
 printCapoMachines(run);
 console.log(`\nwhole run: ${(run.wallMs / 1000).toFixed(1)} s wall`);

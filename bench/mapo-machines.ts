@@ -161,7 +161,8 @@ console.error(`done: mapo, ${N} Machines (${(mapoWallMs / 1000).toFixed(0)} s)`)
 
 /* capo's scenario at the same N and TIME_SCALE, its own emulators and process. */
 
-const capo = await runCapoMachines({ n: N, scale: SCALE, concurrency: [WORKERS] });
+// Beside mapo, which runs on the bench's thread with the emulators: capo there too, like for like.
+const capo = await runCapoMachines({ n: N, scale: SCALE, concurrency: [WORKERS], thread: false });
 
 /* The tables. */
 

@@ -1,12 +1,12 @@
 /**
  * OpenStack client overhead: the same small Neutron GET through the client (token cache, endpoint,
- * concurrency limit, retry loop, metrics, error mapping, JSON) and through a bare undici fetch on a
- * keep-alive pool, sequential and 16 at a time; then the memory of a Session and of a client.
+ * concurrency limit, retry loop, metrics, error mapping, JSON) and through a bare undici request (what
+ * the transport sends with) on a keep-alive pool, sequential and 16 at a time; then the memory of a Session and of a client.
  * Prints figures; asserts nothing.
  *
  *   node --expose-gc bench/openstack-client.ts          CALLS=5000 SESSIONS=2000 for longer runs
  */
-import { Agent, fetch } from 'undici';
+import { Agent, request } from 'undici';
 import { createLogger } from '../src/lib/log.ts';
 import { createRegistry } from '../src/lib/metrics.ts';
 import { OpenStackClient } from '../src/openstack/client.ts';
@@ -57,12 +57,12 @@ const token = (await client.session.token()).value;
 
 const pool = new Agent({ keepAliveTimeout: 30_000 });
 const raw = async () => {
-  const res = await fetch(url, {
+  const res = await request(url, {
     headers: { 'X-Auth-Token': token, Accept: 'application/json' },
     dispatcher: pool,
   });
-  if (res.status !== 200) throw new Error(`raw GET: ${res.status}`);
-  return res.json();
+  if (res.statusCode !== 200) throw new Error(`raw GET: ${res.statusCode}`);
+  return res.body.json();
 };
 const viaClient = () => network.request({ method: 'GET', path: `networks/${id}`, label: 'network_get' });
 
@@ -72,7 +72,7 @@ await perCall(200, CONCURRENCY, viaClient);
 
 console.log(`Neutron GET /v2.0/networks/{id} on the emulator, ${CALLS} calls each (µs per call)`);
 console.log(
-  `${''.padEnd(22)} ${'raw fetch'.padStart(10)} ${'client'.padStart(10)} ${'overhead'.padStart(10)}`,
+  `${''.padEnd(22)} ${'raw request'.padStart(11)} ${'client'.padStart(10)} ${'overhead'.padStart(10)}`,
 );
 for (const concurrency of [1, CONCURRENCY]) {
   // Alternate to spread any drift of the machine over both.
@@ -83,7 +83,7 @@ for (const concurrency of [1, CONCURRENCY]) {
   const c = clientUs / 2;
   const label = concurrency === 1 ? 'sequential' : `${concurrency} concurrent`;
   console.log(
-    `${label.padEnd(22)} ${r.toFixed(1).padStart(10)} ${c.toFixed(1).padStart(10)} ${`${(c - r).toFixed(1)} (${((c / r - 1) * 100).toFixed(0)} %)`.padStart(10)}`,
+    `${label.padEnd(22)} ${r.toFixed(1).padStart(11)} ${c.toFixed(1).padStart(10)} ${`${(c - r).toFixed(1)} (${((c / r - 1) * 100).toFixed(0)} %)`.padStart(10)}`,
   );
 }
 

@@ -72,11 +72,27 @@ printTable(
       'Kubernetes API requests per machine: create / delete',
       `${f.per(row.scale.kubeRequests.create)} / ${f.per(row.scale.kubeRequests.delete)}`,
     ],
-    ['heap per machine (KiB)', row.scale.heapPerMachineKb.toFixed(1)],
+    ['heap per machine (KiB): capo', row.scale.heapPerMachineKb.toFixed(1)],
+    ...(row.scale.emulatorHeapPerMachineKb !== undefined
+      ? [
+          [
+            'heap per machine (KiB): the emulators and the bench',
+            row.scale.emulatorHeapPerMachineKb.toFixed(1),
+          ],
+        ]
+      : []),
     [
-      'event-loop delay while creating: p50 / p99 / max (ms)',
+      `event-loop delay while creating: p50 / p99 / max (ms)${row.capoLagMs ? ', the emulators' : ''}`,
       `${row.scale.lagMs.p50.toFixed(0)} / ${row.scale.lagMs.p99.toFixed(0)} / ${row.scale.lagMs.max.toFixed(0)}`,
     ],
+    ...(row.capoLagMs
+      ? [
+          [
+            "event-loop delay while creating: p50 / p99 / max (ms), capo's thread",
+            `${row.capoLagMs.p50.toFixed(0)} / ${row.capoLagMs.p99.toFixed(0)} / ${row.capoLagMs.max.toFixed(0)}`,
+          ],
+        ]
+      : []),
     ['delete, wall / ≈ unscaled (s)', `${f.secs(row.deleteMs)} / ${f.unscaled(row.deleteMs)}`],
     [
       'left in the cloud',

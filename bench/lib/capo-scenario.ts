@@ -142,8 +142,13 @@ export interface CapoMachinesOptions {
 export interface CapoScaleFigures {
   /** Kubernetes API requests the controllers sent (rest_client_requests_total) while creating and deleting. */
   kubeRequests: { create: number; delete: number };
-  /** Heap grown per machine between before the objects and all ready (after a GC each). */
+  /**
+   * capo's heap grown per machine between before the objects and all ready (after a GC each): its
+   * thread's own, or the whole process's (emulators too) when capo shares the bench's thread.
+   */
   heapPerMachineKb: number;
+  /** With capo on its own thread: the bench's thread (both emulators, the bench's watches) the same way. */
+  emulatorHeapPerMachineKb?: number;
   /** The event loop's delay while creating (p50, p99, max; ms). */
   lagMs: { p50: number; p99: number; max: number };
   /** Nova reads of servers while creating: by id, and lists (the build poll's and the adoptions'). */
@@ -201,6 +206,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
     return {
       registry: capo.registry,
       cpuUsage: () => Promise.resolve(process.cpuUsage(base)),
+      heapMb: () => Promise.resolve(heapMb()),
       stop: () => capo.stop(),
     };
   };
@@ -311,6 +317,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       capo = await launch(capoOptions(SCALE, workers, opts.buildPollMs));
       const before = await reconciles(capo.registry);
       const heapBefore = heapMb();
+      const capoHeapBefore = await capo.heapMb();
       const lag = monitorEventLoopDelay({ resolution: 10 });
       lag.enable();
       const timeline = await TimelineRecorder.start(api, namespace, sim.url);
@@ -360,6 +367,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       );
       const lines = await timeline.finish(admin);
       const heapReady = heapMb();
+      const capoHeapReady = await capo.heapMb();
       const kubeCreate = await kubeRequests(capo.registry);
       const snap = await stats(sim.url);
       const times = [...readyAt.values()].sort((a, b) => a - b);
@@ -421,7 +429,8 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
         heapMb: heapMb(),
         scale: {
           kubeRequests: { create: kubeCreate, delete: kubeDelete },
-          heapPerMachineKb: ((heapReady - heapBefore) * 1024) / N,
+          heapPerMachineKb: ((capoHeapReady - capoHeapBefore) * 1024) / N,
+          ...(capo.lag ? { emulatorHeapPerMachineKb: ((heapReady - heapBefore) * 1024) / N } : {}),
           lagMs: {
             p50: lag.percentile(50) / 1e6,
             p99: lag.percentile(99) / 1e6,

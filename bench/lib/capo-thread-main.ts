@@ -5,6 +5,7 @@
 import { parentPort, workerData } from 'node:worker_threads';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { startCapo } from '../../src/capo/testing/env.ts';
+import { heapMb } from './machines.ts';
 import type { CapoThreadReply, CapoThreadRequest, ThreadCapoOptions } from './capo-thread.ts';
 
 const port = parentPort!;
@@ -24,6 +25,9 @@ async function answer(m: CapoThreadRequest): Promise<unknown> {
   switch (m.op) {
     case 'metrics':
       return capo.registry.getMetricsAsJSON();
+    case 'heap':
+      // This isolate's heap: V8's figures are per thread.
+      return heapMb();
     case 'lag':
       return { p50: lag.percentile(50) / 1e6, p99: lag.percentile(99) / 1e6, max: lag.max / 1e6 };
     case 'stop':

@@ -17,13 +17,15 @@ export interface CapoHandle {
   registry: { getMetricsAsJSON(): Promise<MetricObjectWithValues<MetricValue<string>>[]> };
   /** CPU time capo itself used (its thread alone when it has one), µs. */
   cpuUsage(): Promise<NodeJS.CpuUsage>;
+  /** capo's heap after a GC, MB: its thread's own (the whole process's when it has none). */
+  heapMb(): Promise<number>;
   /** The thread's event-loop delay since start, ms (undefined in-process: the bench measures it). */
   lag?(): Promise<{ p50: number; p99: number; max: number }>;
   stop(): Promise<void>;
 }
 
 /** Asked of the thread: a reply carries the same id. */
-export type CapoThreadRequest = { id: number; op: 'metrics' | 'lag' | 'stop' };
+export type CapoThreadRequest = { id: number; op: 'metrics' | 'lag' | 'heap' | 'stop' };
 export type CapoThreadReply = { id: number; value?: unknown; error?: string };
 
 /** Only plain data crosses to the thread: options holding a logger or a clock stay in-process. */
@@ -65,6 +67,7 @@ export async function startCapoThread(kubeconfigPath: string, opts: ThreadCapoOp
     registry: { getMetricsAsJSON: () => ask('metrics') },
     cpuUsage: () => worker.cpuUsage(),
     lag: () => ask('lag'),
+    heapMb: () => ask('heap'),
     async stop() {
       await ask('stop');
       await worker.terminate();
