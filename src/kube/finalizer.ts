@@ -17,6 +17,8 @@
  * a concurrent change fails the patch, and the reconcile retries from fresh state.
  */
 import type { KubeClient } from './client.ts';
+import type { OwnWrites } from './own-writes.ts';
+import { clone } from './patch.ts';
 import type { Result } from './reconcile/types.ts';
 import { objectKey, type KubernetesObject, type ResourceType } from './resource.ts';
 
@@ -45,16 +47,25 @@ export function isDeleting(obj: KubernetesObject): boolean {
   return Boolean(obj.metadata?.deletionTimestamp);
 }
 
-/** Adds the finalizer unless present, tested against the finalizer list `obj` has. */
+/**
+ * Adds the finalizer unless present, tested against the finalizer list `obj` has. With `own`, the
+ * controller's own writes: the update event the finalizer causes does not wake it again.
+ */
 export async function addFinalizer<T extends KubernetesObject>(
   client: KubeClient,
   type: ResourceType<T>,
   obj: T,
   name: string,
-  opts: { signal?: AbortSignal | undefined } = {},
+  opts: { signal?: AbortSignal | undefined; own?: OwnWrites<T> | undefined } = {},
 ): Promise<T> {
   validate(name);
   if (hasFinalizer(obj, name)) return obj;
+  const own = opts.own;
+  if (own) {
+    const intended = clone(obj);
+    intended.metadata = { ...intended.metadata, finalizers: [...(obj.metadata?.finalizers ?? []), name] };
+    return own.write(obj, intended, () => addFinalizer(client, type, obj, name, { signal: opts.signal }));
+  }
   const current = obj.metadata?.finalizers;
   const ops =
     current && current.length > 0

@@ -448,15 +448,10 @@ class OpenStackMachineReconciler {
     }
     // Before the OpenStackServer exists, so a delete always waits for it to go.
     if (!hasFinalizer(osm, MACHINE_FINALIZER)) {
-      const intended = clone(osm);
-      intended.metadata = {
-        ...intended.metadata,
-        finalizers: [...(osm.metadata?.finalizers ?? []), MACHINE_FINALIZER],
-      };
-      const added = await addFinalizer(this.mgr.api, capoKinds.OpenStackMachine, osm, MACHINE_FINALIZER, {
+      osm = await addFinalizer(this.mgr.api, capoKinds.OpenStackMachine, osm, MACHINE_FINALIZER, {
         signal,
+        own: this.own,
       });
-      osm = this.own.record(osm, intended, added);
     }
 
     const server = await this.server(osm, spec, related, conditions, signal, ctx);

@@ -29,7 +29,6 @@
 import {
   addFinalizer,
   BucketRateLimiter,
-  clone,
   hasFinalizer,
   isDeleting,
   isNotFound,
@@ -287,15 +286,10 @@ class OpenStackServerReconciler {
     if (status.instanceState === 'ERROR') return {};
 
     if (!hasFinalizer(obj, SERVER_FINALIZER)) {
-      const before = obj;
-      const intended = clone(before);
-      intended.metadata = {
-        ...intended.metadata,
-        finalizers: [...(before.metadata?.finalizers ?? []), SERVER_FINALIZER],
-      };
-      obj = await this.own.write(before, intended, () =>
-        addFinalizer(this.mgr.api, capoKinds.OpenStackServer, before, SERVER_FINALIZER, { signal }),
-      );
+      obj = await addFinalizer(this.mgr.api, capoKinds.OpenStackServer, obj, SERVER_FINALIZER, {
+        signal,
+        own: this.own,
+      });
       report.rebase(obj);
     }
 

@@ -266,15 +266,10 @@ class ServiceReconciler {
     }
     // Before any OpenStack create: a Service deleted from here on still waits for our cleanup.
     if (!hasFinalizer(svc, LOAD_BALANCER_FINALIZER)) {
-      const intended = clone(svc);
-      intended.metadata = {
-        ...intended.metadata,
-        finalizers: [...(svc.metadata?.finalizers ?? []), LOAD_BALANCER_FINALIZER],
-      };
-      const before = svc;
-      svc = await this.own.write(before, intended, () =>
-        addFinalizer(this.mgr.client.api, kinds.Service, before, LOAD_BALANCER_FINALIZER, { signal }),
-      );
+      svc = await addFinalizer(this.mgr.client.api, kinds.Service, svc, LOAD_BALANCER_FINALIZER, {
+        signal,
+        own: this.own,
+      });
     }
     return this.ensure(svc, key, signal, ctx);
   }
