@@ -202,10 +202,9 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
   const launch = async (o: StartCapoOptions): Promise<CapoHandle> => {
     if (opts.thread !== false) return startCapoThread(env.kube.kubeconfigPath, o);
     const capo = await env.startCapo(o);
-    const base = process.cpuUsage();
     return {
       registry: capo.registry,
-      cpuUsage: () => Promise.resolve(process.cpuUsage(base)),
+      cpuUsage: () => Promise.resolve(process.cpuUsage()),
       heapMb: () => Promise.resolve(heapMb()),
       stop: () => capo.stop(),
     };
