@@ -2,8 +2,8 @@
  * N Cluster API machines created at once through the capo controllers, end to end: the Kubernetes
  * emulator with the CRDs of deploy/capo/crds, the OpenStack emulator on its realistic profile
  * (Nova BUILD, Cinder and Octavia times and per-call latencies, scaled by TIME_SCALE), and the
- * OpenStackCluster, OpenStackMachine and OpenStackServer controllers in-process with Cluster API
- * core stood in for (actAsClusterAPICore), as in the tests.
+ * OpenStackCluster, OpenStackMachine and OpenStackServer controllers in-process (Cluster API core
+ * stood in for while the cluster is made, as in the tests; see below for the machines).
  *
  * First one OpenStackCluster of examples/capo/cluster.yaml (managed subnet, API load balancer, no
  * bastion) is made ready. Then, for each CONCURRENCY (the machine and server controllers'
@@ -24,7 +24,12 @@
  * beside its own.
  *
  * capo runs on a worker thread of its own (bench/lib/capo-thread.ts), the emulators on the bench's;
- * CAPO_THREAD=0 puts all three on one event loop, as before.
+ * CAPO_THREAD=0 puts all three on one event loop, as before. While the machines are made, Cluster
+ * API core's part (the Machines' status) is left to its own process, as deployed: the bench plays
+ * it only as far as owning each OpenStackMachine by its Machine; CLUSTER_API_CORE=1 has the machine
+ * controller stand in for it (actAsClusterAPICore). KUBE_QPS sets capo's --kube-api-qps (burst
+ * 1.5×); 0, the default, lifts the client's limit (CAPO's default of 20 would hold 100 machines'
+ * ~17 requests each for 85 s).
  *
  *   node --expose-gc bench/capo-machines.ts     TIME_SCALE=0.2 N=100 CONCURRENCY=10 (or 1,10,50)
  */
@@ -43,6 +48,8 @@ const run = await runCapoMachines({
   scale: SCALE,
   concurrency: CONCURRENCY,
   thread: process.env.CAPO_THREAD !== '0',
+  clusterAPICore: process.env.CLUSTER_API_CORE === '1',
+  kubeApiQps: Number(process.env.KUBE_QPS ?? 0),
 });
 printCapoMachines(run);
 console.log(`\nwhole run: ${(run.wallMs / 1000).toFixed(1)} s wall`);

@@ -1,6 +1,7 @@
 /**
  * capo at scale: N Cluster API machines (1,000 by default; Machine + OpenStackMachine + bootstrap
- * Secret each) in one capo process, Cluster API core stood in, on the OpenStack emulator's realistic
+ * Secret each) in one capo process (Cluster API core's Machine status left to its own process, as in
+ * bench:capo; CLUSTER_API_CORE=1 stands in for it; KUBE_QPS as there), on the OpenStack emulator's realistic
  * profile — the scenario of bench/capo-machines.ts (bench/lib/capo-scenario.ts) with the figures
  * that matter at that size: time to all ready (wall and unscaled, p50/p90 against one machine's
  * floor), calls per machine by service, Keystone tokens (one per identity), Nova server reads and
@@ -32,6 +33,8 @@ const run = await runCapoMachines({
   concurrency: [WORKERS],
   createConcurrency: SEND_AT_ONCE,
   progress: true,
+  clusterAPICore: process.env.CLUSTER_API_CORE === '1',
+  kubeApiQps: Number(process.env.KUBE_QPS ?? 0),
   ...(BUILD_POLL_MS !== undefined ? { buildPollMs: BUILD_POLL_MS } : {}),
 });
 printCapoMachines(run);

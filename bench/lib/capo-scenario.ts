@@ -90,13 +90,24 @@ export function scaledServerOptions(scale: number, workers: number): OpenStackSe
 }
 
 /** CAPO's intervals (see each controller's options) scaled like the cloud. */
-function capoOptions(scale: number, workers: number, buildPollMs?: number): StartCapoOptions {
+function capoOptions(
+  scale: number,
+  workers: number,
+  {
+    buildPollMs,
+    core = true,
+    kubeApiQps = 0,
+  }: { buildPollMs?: number; core?: boolean; kubeApiQps?: number } = {},
+): StartCapoOptions {
   const s = scaledBy(scale);
   const server = scaledServerOptions(scale, workers);
   return {
     controllers: ['openstackcluster', 'openstackmachine', 'openstackserver'],
+    kubeApiQps,
+    kubeApiBurst: Math.round(kubeApiQps * 1.5),
     machine: {
       workers,
+      actAsClusterAPICore: core,
       infrastructureWaitMs: s(15_000),
       buildWaitMs: s(10_000),
       otherStateWaitMs: s(15_000),
@@ -136,6 +147,16 @@ export interface CapoMachinesOptions {
    * deployment has them on other hosts: true by default; false runs all three on one event loop.
    */
   thread?: boolean;
+  /**
+   * While the machines are made, the machine controller also does Cluster API core's part
+   * (actAsClusterAPICore: the Machines' providerID, addresses, phase and conditions). Off by
+   * default: in a deployment that is another process's work (capi-controller-manager), and the
+   * bench measures the provider; the cluster's own set-up keeps it (the Cluster's
+   * infrastructureReady is what lets machines start).
+   */
+  clusterAPICore?: boolean;
+  /** capo's `--kube-api-qps` (burst 1.5×); 0, the default, lifts the client's limit. */
+  kubeApiQps?: number;
 }
 
 /** What the scale benchmark adds to a row: the process's own costs while N machines come up. */
@@ -313,7 +334,13 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
     for (const workers of opts.concurrency) {
       // A fresh process (fresh token cache): its Keystone tokens, all of them, count here.
       await resetStats(sim.url);
-      capo = await launch(capoOptions(SCALE, workers, opts.buildPollMs));
+      capo = await launch(
+        capoOptions(SCALE, workers, {
+          ...(opts.buildPollMs !== undefined ? { buildPollMs: opts.buildPollMs } : {}),
+          core: opts.clusterAPICore === true,
+          kubeApiQps: opts.kubeApiQps ?? 0,
+        }),
+      );
       const before = await reconciles(capo.registry);
       const heapBefore = heapMb();
       const capoHeapBefore = await capo.heapMb();
@@ -519,7 +546,9 @@ export function printCapoMachines(run: CapoMachinesRun): void {
     `\n${N} Cluster API machines (${CONTROL_PLANE} control plane, ${N - CONTROL_PLANE} workers with a ` +
       `root volume) created at once through the capo controllers; realistic profile × ${SCALE}, ` +
       `controller waits × ${SCALE}; unscaled = wall / ${SCALE}; one worker machine's floor (the cloud's ` +
-      `answers, Cinder's 3 s and Nova's build, nothing waiting) ${(floor / 1000).toFixed(2)} s unscaled`,
+      `answers, Cinder's 3 s and Nova's build, nothing waiting) ${(floor / 1000).toFixed(2)} s unscaled; ` +
+      `Cluster API core's Machine status ${run.opts.clusterAPICore ? 'stood in for by capo' : 'left to its own process'}; ` +
+      `--kube-api-qps ${run.opts.kubeApiQps ? `${run.opts.kubeApiQps} (burst ${Math.round(run.opts.kubeApiQps * 1.5)})` : 'unlimited'}`,
   );
   console.log(
     `The cluster first (managed subnet, router, security groups, API load balancer): ${secs(clusterMs)} s ` +

@@ -111,6 +111,7 @@ export {
   type RateLimiter,
 } from './ratelimit.ts';
 export type { Reconciler, ReconcileFunc, ReconcileContext, Request, Result } from './reconcile/types.ts';
+export { requeueCountedFrom } from './reconcile/requeue.ts';
 export {
   kinds,
   metadataOnly,

@@ -40,6 +40,7 @@ import {
   objectKey,
   OwnWrites,
   removeFinalizer,
+  requeueCountedFrom,
   specOrMetadataChanged,
   type Manager,
   type ReconcileContext,
@@ -204,6 +205,8 @@ class OpenStackServerReconciler {
    * ScopeCache), so servers created together resolve their image, flavor and networks once.
    */
   private readonly lookups = new WeakMap<object, LookupCache>();
+  /** The engine's clock: a wait it hands back may have begun before its call returned. */
+  private readonly now = Date.now;
 
   constructor(
     mgr: Manager,
@@ -256,8 +259,11 @@ class OpenStackServerReconciler {
         remember();
       }
     }
+    let result: Result;
+    let decidedAt: number;
     try {
-      return await this.reconcileNormal(report, signal);
+      result = await this.reconcileNormal(report, signal);
+      decidedAt = this.now();
     } finally {
       // Whatever happened, what the conditions say reaches the object (a no-op when nothing changed).
       if (!signal.aborted) {
@@ -265,6 +271,7 @@ class OpenStackServerReconciler {
       }
       remember();
     }
+    return requeueCountedFrom(result, decidedAt, this.now());
   }
 
   private async reconcileNormal(report: ServerReport, signal: AbortSignal): Promise<Result> {
@@ -340,7 +347,7 @@ class OpenStackServerReconciler {
 
     let lookups = this.lookups.get(scope.client);
     if (!lookups) this.lookups.set(scope.client, (lookups = new LookupCache()));
-    const engine = new ServerEngine(scope.client, { backoff: this.backoff, lookups });
+    const engine = new ServerEngine(scope.client, { backoff: this.backoff, lookups, now: this.now });
     let result: EnsureResult;
     try {
       result = await engine.ensure(
@@ -401,7 +408,7 @@ class OpenStackServerReconciler {
           });
           return { requeueAfterMs: Math.max(result.retryAfterMs, backoffPolicy(this.backoff).maxMs) };
         }
-        return { requeueAfterMs: result.retryAfterMs };
+        return requeueCountedFrom({ requeueAfterMs: result.retryAfterMs }, result.since, this.now());
       case 'Failed':
         return this.failed(report, result);
     }

@@ -115,6 +115,9 @@ export interface StartCapoOptions {
   scopeCacheMaxSize?: number;
   /** Replaces the emulator's kubeconfig (a test reaching the cluster through a relay). */
   kubeconfig?: string;
+  /** `--kube-api-qps` / `--kube-api-burst`; 0 (the default here): no client-side limit. */
+  kubeApiQps?: number;
+  kubeApiBurst?: number;
   /**
    * Options for the OpenStack clients the scope cache builds. By default each started CAPO has its
    * own token and discovery caches, as a process has: a restart remembers nothing.
@@ -339,7 +342,8 @@ export function startCapo(
   const manager = new Manager({
     name: 'capo-controller-manager',
     kubeConfig: kubeConfigFrom(opts.kubeconfig ?? env.kube.kubeconfigPath),
-    qps: 0,
+    qps: opts.kubeApiQps ?? 0,
+    ...(opts.kubeApiBurst !== undefined ? { burst: opts.kubeApiBurst } : {}),
     disableCacheFor: CAPO_UNCACHED_KINDS,
     informers: CAPO_INFORMERS,
     log,

@@ -369,6 +369,31 @@ describe('server engine', () => {
     assert.deepEqual(await census(w), baseline);
   });
 
+  it('looks for a server to adopt only when its volumes are all made: none can hold a volume yet to be made', async () => {
+    const engine = new ServerEngine(w.os, { backoff: BACKOFF });
+    const serverLists = () =>
+      w.sim.cloud.stats.snapshot().services['nova']?.operations['GET /v2.1/servers/detail']?.count ?? 0;
+    const spec = machineSpec('no-list');
+    const rec = new Recorder();
+    w.sim.cloud.stats.reset();
+    const first = await engine.ensure({ spec }, { record: rec.record });
+    assert.equal(first.phase === 'Pending' && first.reason, 'VolumeCreating', JSON.stringify(first));
+    assert.equal(serverLists(), 0, 'the volumes were just asked for: no Nova list');
+    // Once they are available the call that creates the server looks first (its answer may be lost).
+    assert.equal((await converge(engine, spec, rec)).result.phase, 'Ready');
+    assert.equal(serverLists(), 1);
+    // Without volumes there is nothing to tell: the first call looks.
+    const bare = machineSpec('no-volumes', { volumes: false, trunkPort: false });
+    const bareRec = new Recorder();
+    w.sim.cloud.stats.reset();
+    await engine.ensure({ spec: bare }, { record: bareRec.record });
+    assert.equal(serverLists(), 1);
+    assert.equal((await teardown(engine, 'no-list', rec)).result.phase, 'Ready');
+    assert.equal((await converge(engine, bare, bareRec)).result.phase, 'Ready');
+    assert.equal((await teardown(engine, 'no-volumes', bareRec)).result.phase, 'Ready');
+    assert.deepEqual(await census(w), baseline);
+  });
+
   it('records the resolved spec with every volume name in one write; with recordsResult the server id is left to the result', async () => {
     const engine = new ServerEngine(w.os, { backoff: BACKOFF });
     const spec = machineSpec('worker-w');

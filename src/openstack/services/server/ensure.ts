@@ -4,7 +4,8 @@
  * Order: resolve, list the volumes, and record both (awaited: the caller saves the resolved spec
  * and the volumes' names, with its finalizer, before anything exists) → while recorded volumes are
  * still being made, only they are read → adopt ports by name → together: each port, recording its
- * id at once; and the server adopted by name, else the volumes → create the server, recording its
+ * id at once; and the server adopted by name (unless a volume is yet to be made: none can hold
+ * it), else the volumes → create the server, recording its
  * id (left to the caller's write of the result with `recordsResult`: the call returns right
  * after) → its state. With a recorded instance id, only the server
  * is read. (CAPO returns after recording the resolved spec and makes ports before volumes; one
@@ -28,7 +29,7 @@ import type {
   ServerSpec,
   ServerState,
 } from './types.ts';
-import { ensureVolumes, listVolumes, rememberVolume } from './volumes.ts';
+import { ensureVolumes, listVolumes, rememberVolume, volumesUnfinished } from './volumes.ts';
 
 export async function ensureServer(
   engine: EngineContext,
@@ -93,9 +94,13 @@ async function steps(
     ensurePorts(ctx, resolved.ports, resources, adopted.missing, record),
     (async () => {
       // A server whose create answer was lost: adopt it rather than make a second one (before
-      // the volumes, which such a server holds).
-      const existing = await findServerByName(ctx, spec.name);
-      if (existing) return { existing };
+      // the volumes, which such a server holds). While one of its volumes is missing or still
+      // being made there is none to adopt: ours is created only once all are available, and
+      // holds them as long as it lives (a first call for 1,000 machines: 1,000 Nova lists fewer).
+      if (!volumesUnfinished(volumes, listed.found)) {
+        const existing = await findServerByName(ctx, spec.name);
+        if (existing) return { existing };
+      }
       return ensureVolumes(ctx, volumes, resolved.imageID, resources, record, listed.found);
     })(),
   );

@@ -37,6 +37,8 @@ export class StepFailure extends Error {
 export interface Wait {
   reason: PendingReason;
   retryAfterMs: number;
+  /** When `retryAfterMs` began (the engine's clock), if before the call's end: see Pending. */
+  since?: number;
   message: string;
 }
 

@@ -343,6 +343,12 @@ export interface Pending extends Outcome {
   phase: 'Pending';
   reason: PendingReason;
   retryAfterMs: number;
+  /**
+   * When `retryAfterMs` began, on the engine's clock (`now`), when that is earlier than the call's
+   * return: a volume's expected end counts from when it was read, and the call may go on (its
+   * ports, its records) for a while after. Absent: from the return.
+   */
+  since?: number;
   message: string;
   instanceState?: ServerStatus | undefined;
   server?: Server | undefined;

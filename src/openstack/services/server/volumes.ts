@@ -107,11 +107,28 @@ export async function listVolumes(
 
 function creating(ctx: StepContext, busy: readonly Volume[], of: number): Wait {
   const oldest = busy.map((v) => v.created_at).sort()[0];
+  const now = ctx.now();
   return {
     reason: 'VolumeCreating',
-    retryAfterMs: volumeWait(oldest, ctx.now(), ctx.policy),
+    retryAfterMs: volumeWait(oldest, now, ctx.policy),
+    since: now,
     message: `${busy.length} of ${of} volumes are not available yet`,
   };
+}
+
+/**
+ * Whether one of these volumes is missing or still being made (`listed`: by name). A server is
+ * created only once all its volumes are available and holds them while it lives, so then no
+ * server of ours exists to be adopted.
+ */
+export function volumesUnfinished(
+  specs: readonly ResolvedVolumeSpec[],
+  listed: ReadonlyMap<string, readonly Volume[]>,
+): boolean {
+  return specs.some((s) => {
+    const named = listed.get(s.name) ?? [];
+    return named.length === 0 || (named.length === 1 && MAKING.has(named[0]!.status));
+  });
 }
 
 /**
