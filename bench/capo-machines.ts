@@ -29,7 +29,8 @@
  * it only as far as owning each OpenStackMachine by its Machine; CLUSTER_API_CORE=1 has the machine
  * controller stand in for it (actAsClusterAPICore). KUBE_QPS sets capo's --kube-api-qps (burst
  * 1.5×); 0, the default, lifts the client's limit (CAPO's default of 20 would hold 100 machines'
- * ~17 requests each for 85 s).
+ * ~17 requests each for 85 s). The bench's own client opens its connections before the clock
+ * starts (WARM=0: not).
  *
  *   node --expose-gc bench/capo-machines.ts     TIME_SCALE=0.2 N=100 CONCURRENCY=10 (or 1,10,50)
  */

@@ -11,13 +11,13 @@
  *   active       Nova made it `ACTIVE`;
  *   noticed      the OpenStackServer ready;
  *   ready        the OpenStackMachine ready with a providerID.
- * The Kubernetes side is watched (each time is when the bench saw the event), the OpenStack side
+ * The Kubernetes side is watched (each time is when the bench's informers saw the event), the OpenStack side
  * read from the emulator's own journal (GET /_sim/statuses). The gaps between consecutive steps
  * are either the cloud working (volume → available, server → active) or the controllers (all the
  * others: queueing, calls, noticing).
  */
-import type { KubeClient, KubernetesObject, ResourceType } from '../../src/kube/index.ts';
-import { capoKinds } from '../../src/capo/api/index.ts';
+import type { Informer, KubernetesObject } from '../../src/kube/index.ts';
+import type { OpenStackMachine, OpenStackServer } from '../../src/capo/api/index.ts';
 import type { StatusRecord } from '../../src/sim/openstack/core/status-log.ts';
 import type { OpenStackClient } from '../../src/openstack/client.ts';
 
@@ -56,27 +56,46 @@ export interface Timeline {
 
 export class TimelineRecorder {
   private readonly times = new Map<string, Times>();
-  private readonly ac = new AbortController();
-  private readonly watching: Promise<void>[];
+  private readonly stops: (() => void)[];
   private readonly since: number;
-
-  private readonly api: KubeClient;
-  private readonly namespace: string;
   private readonly simUrl: string;
 
-  private constructor(api: KubeClient, namespace: string, simUrl: string, since: number) {
-    this.api = api;
-    this.namespace = namespace;
+  private constructor(
+    servers: Informer<OpenStackServer>,
+    machines: Informer<OpenStackMachine>,
+    simUrl: string,
+    since: number,
+  ) {
     this.simUrl = simUrl;
     this.since = since;
-    this.watching = [this.watchServers(), this.watchMachines()];
+    this.stops = [
+      follow(servers, (server) => {
+        const name = server.metadata?.name ?? '';
+        const s = server.status;
+        this.mark(name, 'acted');
+        if (s?.resolved) this.mark(name, 'resolved');
+        if (s?.resources?.ports?.[0]?.id) this.mark(name, 'port');
+        if (s?.ready === true) this.mark(name, 'noticed');
+      }),
+      follow(machines, (m) => {
+        if (m.status?.ready === true && m.spec.providerID) this.mark(m.metadata?.name ?? '', 'ready');
+      }),
+    ];
   }
 
-  static async start(api: KubeClient, namespace: string, simUrl: string): Promise<TimelineRecorder> {
+  /**
+   * Follows the bench's own informers of the two kinds (the events as they arrive, without a
+   * second watch of each: the API server would send, and the bench parse, every event twice).
+   */
+  static async start(
+    servers: Informer<OpenStackServer>,
+    machines: Informer<OpenStackMachine>,
+    simUrl: string,
+  ): Promise<TimelineRecorder> {
     const { last } = (await (await fetch(`${simUrl}/_sim/statuses?since=0&service=none`)).json()) as {
       last: number;
     };
-    return new TimelineRecorder(api, namespace, simUrl, last);
+    return new TimelineRecorder(servers, machines, simUrl, last);
   }
 
   private of(name: string): Times {
@@ -92,42 +111,9 @@ export class TimelineRecorder {
     this.mark(name, 'created');
   }
 
-  private watchServers(): Promise<void> {
-    return this.follow(capoKinds.OpenStackServer, (server) => {
-      const name = server.metadata?.name ?? '';
-      const s = server.status;
-      this.mark(name, 'acted');
-      if (s?.resolved) this.mark(name, 'resolved');
-      if (s?.resources?.ports?.[0]?.id) this.mark(name, 'port');
-      if (s?.ready === true) this.mark(name, 'noticed');
-    });
-  }
-
-  private watchMachines(): Promise<void> {
-    return this.follow(capoKinds.OpenStackMachine, (m) => {
-      if (m.status?.ready === true && m.spec.providerID) this.mark(m.metadata?.name ?? '', 'ready');
-    });
-  }
-
-  /** Each added or modified object of `kind` in the namespace, until the run ends. */
-  private async follow<T extends KubernetesObject>(
-    kind: ResourceType<T>,
-    seen: (obj: T) => void,
-  ): Promise<void> {
-    try {
-      for await (const ev of this.api.watch(kind, { namespace: this.namespace, signal: this.ac.signal })) {
-        if (ev.type === 'BOOKMARK' || ev.type === 'DELETED') continue;
-        seen(ev.object);
-      }
-    } catch {
-      // Aborted at the end of the run.
-    }
-  }
-
   /** Stops watching; the OpenStack side from the emulator's journal, matched by the objects' names. */
   async finish(admin: OpenStackClient): Promise<Timeline> {
-    this.ac.abort();
-    await Promise.all(this.watching);
+    for (const stop of this.stops) stop();
     const journal = (await (await fetch(`${this.simUrl}/_sim/statuses?since=${this.since}`)).json()) as {
       statuses: StatusRecord[];
     };
@@ -149,6 +135,11 @@ export class TimelineRecorder {
     }
     return { machines: this.times };
   }
+}
+
+/** Each added or modified object the informer sees from now on; returns the remover. */
+function follow<T extends KubernetesObject>(informer: Informer<T>, seen: (obj: T) => void): () => void {
+  return informer.addHandler({ onAdd: seen, onUpdate: (_old, obj) => seen(obj) });
 }
 
 const median = (xs: number[]): number => {

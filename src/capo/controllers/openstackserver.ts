@@ -292,6 +292,17 @@ class OpenStackServerReconciler {
 
     if (status.instanceState === 'ERROR') return {};
 
+    // Until the server exists its bootstrap data is needed: read beside the finalizer's write and
+    // the credentials (none needs another), one round trip fewer before the volumes are asked for.
+    // Once it exists the data is Nova's: the engine only reads the server, so the Secret is not
+    // read again on every BUILD look (an uncached GET each).
+    const userData: Promise<UserData> =
+      status.instanceID !== undefined
+        ? Promise.resolve({ ready: true, value: undefined })
+        : readUserData(this.mgr.client, obj.metadata!.namespace!, spec.userDataRef, signal);
+    // Awaited in ensure; a return before it must not leave a rejection unhandled.
+    userData.catch(() => undefined);
+
     if (!hasFinalizer(obj, SERVER_FINALIZER)) {
       obj = await addFinalizer(this.mgr.api, capoKinds.OpenStackServer, obj, SERVER_FINALIZER, {
         signal,
@@ -319,26 +330,21 @@ class OpenStackServerReconciler {
     const scope = await this.scope(report, spec, obj.metadata!.namespace!, signal);
     if (!scope) return { requeueAfterMs: this.waitMs };
     try {
-      return await this.ensure(report, spec, scope, signal);
+      return await this.ensure(report, spec, scope, await userData, signal);
     } finally {
       scope.release();
     }
   }
 
-  /** Bootstrap data, then one engine step with the identity's client. */
+  /** With the bootstrap data, one engine step with the identity's client. */
   private async ensure(
     report: ServerReport,
     spec: OpenStackServerSpec,
     scope: Scope,
+    userData: UserData,
     signal: AbortSignal,
   ): Promise<Result> {
     const obj = report.object;
-    // Once the server exists its bootstrap data is Nova's: the engine only reads the server, so the
-    // Secret is not read again on every BUILD look (an uncached GET each).
-    const userData: UserData =
-      report.status.instanceID !== undefined
-        ? { ready: true, value: undefined }
-        : await readUserData(this.mgr.client, obj.metadata!.namespace!, spec.userDataRef, signal);
     if (!userData.ready) {
       this.notReady(report, Reasons.WaitingForBootstrapData, userData.message);
       return { requeueAfterMs: this.waitMs };

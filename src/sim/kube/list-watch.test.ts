@@ -176,6 +176,43 @@ describe('kube emulator: list and watch', () => {
     w.close();
   });
 
+  it('one change to watchers asking differently: each its own event type and form', async () => {
+    const CM = await makeNamespace(k, 'forms');
+    const c = await k.req('POST', CM, configMap('f', { v: '0' }, { labels: { on: 'no' } }));
+    const rv = c.body.metadata.resourceVersion;
+    const all = await k.watch(`${CM}?watch=true&resourceVersion=${rv}`);
+    const selected = await k.watch(`${CM}?watch=true&labelSelector=on%3Dyes&resourceVersion=${rv}`);
+    const meta = await k.raw(`${CM}?watch=true&resourceVersion=${rv}`, {
+      accept: 'application/json;as=PartialObjectMetadata;g=meta.k8s.io;v=v1',
+    });
+    await k.req(
+      'PATCH',
+      `${CM}/f`,
+      { metadata: { labels: { on: 'yes' } }, data: { v: '1' } },
+      { contentType: 'application/merge-patch+json' },
+    );
+    const a = await all.next();
+    const b = await selected.next();
+    assert.deepEqual([a.type, b.type], ['MODIFIED', 'ADDED']);
+    assert.deepEqual(a.object, b.object);
+    assert.equal(a.object.data.v, '1');
+    const reader = meta.body!.getReader();
+    let text = '';
+    while (!text.includes('\n')) {
+      const { value, done } = await reader.read();
+      if (done) break;
+      text += new TextDecoder().decode(value);
+    }
+    const m = JSON.parse(text.slice(0, text.indexOf('\n')));
+    assert.equal(m.type, 'MODIFIED');
+    assert.equal(m.object.kind, 'PartialObjectMetadata');
+    assert.equal(m.object.data, undefined);
+    assert.equal(m.object.metadata.resourceVersion, a.object.metadata.resourceVersion);
+    await reader.cancel();
+    all.close();
+    selected.close();
+  });
+
   it('sends BOOKMARK events when allowed, and the watch-list end marker', async () => {
     const CM = await makeNamespace(k, 'bookmarks');
     await k.req('POST', CM, configMap('b'));

@@ -43,7 +43,7 @@ import {
 } from './rest.ts';
 import { toTable, type IncludeObject } from './table.ts';
 import type { ServingCert } from './tls.ts';
-import { groupResource, type ResourceDef } from './types.ts';
+import { apiVersionOf, groupResource, type ResourceDef } from './types.ts';
 import { defaultWatchTimeoutMs, type WatchEventType } from './watch.ts';
 
 /** The real server's request body limit (3 MiB). */
@@ -896,6 +896,12 @@ export class KubeHttp {
             ? timeoutSeconds * 1000
             : defaultWatchTimeoutMs(),
         render,
+        // The same object for every watcher of this version and form: serialised once per event.
+        ...(conv || out.kind === 'table'
+          ? {}
+          : {
+              renderKey: `${apiVersionOf(def)} ${def.kind} ${out.kind}${'version' in out ? ` ${out.version}` : ''}`,
+            }),
       },
       {
         write(chunk) {

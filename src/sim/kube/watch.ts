@@ -39,7 +39,15 @@ export interface WatchRequest {
    * the object goes through a conversion webhook first.
    */
   render(type: WatchEventType, object: Obj): Obj | Promise<Obj>;
+  /**
+   * Set when `render` gives every watcher asking this way the same object (the JSON object or its
+   * metadata, no conversion webhook, no Table): one event's line is then serialised once for all
+   * of them, as the real watch cache encodes an event once per encoding.
+   */
+  renderKey?: string;
 }
+
+const eventLine = (type: WatchEventType, object: Obj): string => `${JSON.stringify({ type, object })}\n`;
 
 export interface WatchOptions {
   bookmarkIntervalMs: number;
@@ -131,6 +139,20 @@ class WatchSession {
 
   private send(type: WatchEventType, stored: Obj): void {
     if (this.closed) return;
+    const key = this.req.renderKey;
+    if (key !== undefined && !this.chain) {
+      let line: string;
+      try {
+        line = this.hub.line(stored, `${type} ${key}`, () =>
+          eventLine(type, this.req.render(type, stored) as Obj),
+        );
+      } catch (err) {
+        this.fail(err);
+        return;
+      }
+      this.write(line);
+      return;
+    }
     let rendered: Obj | Promise<Obj>;
     try {
       rendered = this.req.render(type, stored);
@@ -175,7 +197,11 @@ class WatchSession {
 
   private sendRaw(type: WatchEventType, object: Obj): void {
     if (this.closed) return;
-    this.sink.write(`${JSON.stringify({ type, object })}\n`);
+    this.write(eventLine(type, object));
+  }
+
+  private write(line: string): void {
+    this.sink.write(line);
     if (this.sink.buffered() > this.hub.options.maxBufferedBytes) this.close();
   }
 
@@ -211,6 +237,8 @@ export class WatchHub {
   private readonly store: Store;
   private readonly sessions = new Set<WatchSession>();
   private readonly unsubscribe: () => void;
+  private lastObject: Obj | undefined;
+  private readonly lastLines = new Map<string, string>();
 
   constructor(store: Store, options: WatchOptions) {
     this.store = store;
@@ -222,6 +250,21 @@ export class WatchHub {
 
   get count(): number {
     return this.sessions.size;
+  }
+
+  /**
+   * `object`'s line rendered as `key`, made the first time it is asked for. A change reaches every
+   * watcher synchronously (the store's subscriber below), so only the object of the last one is
+   * kept: nothing is held for objects long sent.
+   */
+  line(object: Obj, key: string, make: () => string): string {
+    if (object !== this.lastObject) {
+      this.lastObject = object;
+      this.lastLines.clear();
+    }
+    let line = this.lastLines.get(key);
+    if (line === undefined) this.lastLines.set(key, (line = make()));
+    return line;
   }
 
   /**

@@ -1,22 +1,22 @@
 /**
  * ensure(): one call towards a running server. See engine.ts for the contract.
  *
- * Order: resolve, list the volumes, and record both (awaited: the caller saves the resolved spec
- * and the volumes' names, with its finalizer, before anything exists) → while recorded volumes are
- * still being made, only they are read → adopt ports by name → together: each port, recording its
- * id at once; and the server adopted by name (unless a volume is yet to be made: none can hold
- * it), else the volumes → create the server, recording its
- * id (left to the caller's write of the result with `recordsResult`: the call returns right
- * after) → its state. With a recorded instance id, only the server
- * is read. (CAPO returns after recording the resolved spec and makes ports before volumes; one
- * call doing both and the volumes beside the ports saves a trip through the queue and the ports'
- * time.)
+ * Order: resolve, list the volumes (on a first call the ports by name beside them), and record
+ * both (awaited: the caller saves the resolved spec and the volumes' names, with its finalizer,
+ * before anything exists) → while recorded volumes are still being made, only they are read →
+ * adopt ports by name → together: each port, recording its id beside its tags; and the server
+ * adopted by name (unless a volume is yet to be made: no server can hold it), else the volumes →
+ * create the server, recording its id (left to the caller's write of the result with
+ * `recordsResult`: the call returns right after) → its state. With a recorded instance id, only
+ * the server is read. (CAPO returns after recording the resolved spec and makes ports before
+ * volumes; one call doing both and the volumes beside the ports saves a trip through the queue and
+ * the ports' time.)
  */
 import type { Server } from '../../compute/v2/servers.ts';
 import { OpenStackHttpError } from '../../core/errors.ts';
 import { waitHint } from './backoff.ts';
 import type { EngineContext, StepContext } from './context.ts';
-import { runCall } from './outcome.ts';
+import { outcomeOf, runCall, settled, unwrap } from './outcome.ts';
 import { adoptPorts, ensurePort } from './ports.ts';
 import { resolveServerSpec, volumeSpecs } from './resolve.ts';
 import { createServer, findServerByName, getServer, GONE_STATES, instanceAddresses } from './server.ts';
@@ -70,6 +70,9 @@ async function steps(
   // Volumes still being made: nothing else can move (the server waits for them, and none of ours
   // can exist yet), so only they are read until they are available.
   const listing = listVolumes(ctx, volumes, resources, resources.ports.length === resolved.ports.length);
+  // A first call looks for its ports by name beside its volumes (reads both, for an object whose
+  // status was lost; nothing is made before the record below): one round trip fewer.
+  const adopting = fresh ? outcomeOf(adoptPorts(api, resolved.ports, resources, signal)) : undefined;
   if (fresh) {
     // The resolved spec is recorded (awaited) before anything is created, so a crash from here on
     // finds what we made through this record; with it the volumes' names (each must be recorded
@@ -81,12 +84,15 @@ async function steps(
       () => false,
     );
     if (cinderAnswered) for (const v of volumes) rememberVolume(resources, v.name);
+    await adopting;
     await record();
   }
   const listed = await listing;
   if ('reason' in listed) return journal.pending(listed);
 
-  const adopted = await adoptPorts(api, resolved.ports, resources, signal);
+  const adopted = adopting
+    ? unwrap(await adopting)
+    : await adoptPorts(api, resolved.ports, resources, signal);
   if (adopted.grew) await record();
   // The ports and the volumes together: a volume made from an image takes seconds, a port a
   // fraction of one, and neither needs the other.
@@ -155,17 +161,6 @@ async function ensurePorts(
     portIDs.push(port.id);
   }
   return portIDs;
-}
-
-/**
- * Both results once both have settled (never one still writing after the call returned); the
- * first failure, if any, thrown.
- */
-async function settled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
-  const [ra, rb] = await Promise.allSettled([a, b]);
-  if (ra.status === 'rejected') throw ra.reason;
-  if (rb.status === 'rejected') throw rb.reason;
-  return [ra.value, rb.value];
 }
 
 /** The server's state as a result: ACTIVE is Ready, BUILD waits, ERROR is terminal. */

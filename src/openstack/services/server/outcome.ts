@@ -151,3 +151,27 @@ export async function runCall<R>(
     return fromError(err, journal, engine.policy);
   }
 }
+
+/**
+ * Both results once both have settled (never one still writing after the call returned); the
+ * first failure, if any, thrown.
+ */
+export async function settled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B]> {
+  const [ra, rb] = await Promise.allSettled([a, b]);
+  if (ra.status === 'rejected') throw ra.reason;
+  if (rb.status === 'rejected') throw rb.reason;
+  return [ra.value, rb.value];
+}
+
+/** A call started now whose failure is thrown where it is used (`unwrap`), not where it happens. */
+export function outcomeOf<T>(p: Promise<T>): Promise<PromiseSettledResult<T>> {
+  return p.then(
+    (value) => ({ status: 'fulfilled', value }),
+    (reason: unknown) => ({ status: 'rejected', reason }),
+  );
+}
+
+export function unwrap<T>(r: PromiseSettledResult<T>): T {
+  if (r.status === 'rejected') throw r.reason;
+  return r.value;
+}

@@ -8,7 +8,7 @@ import type { Port, PortCreateOpts } from '../../network/v2/ports.ts';
 import type { Trunk } from '../../network/v2/trunks.ts';
 import type { ServerApi } from './api.ts';
 import type { StepContext } from './context.ts';
-import { StepFailure, type Wait } from './outcome.ts';
+import { settled, StepFailure, type Wait } from './outcome.ts';
 import { defined, union } from './resolve.ts';
 import type { ResolvedPortSpec, ServerResources } from './types.ts';
 
@@ -122,14 +122,17 @@ export async function ensurePort(
       journal.actions.push({ verb: 'create', resource: 'port', id: port.id, name: port.name });
     }
   }
-  await onPort(port);
-
-  if (!spec.tags.every((t) => port.tags.includes(t))) {
-    const tags = union(port.tags, spec.tags);
-    await api.network.tags.replace('ports', port.id, tags, { signal });
-    journal.actions.push({ verb: 'tag', resource: 'port', id: port.id, name: port.name });
-    port = { ...port, tags };
-  }
+  // Its id recorded beside its tags (neither needs the other; a port made and not yet recorded is
+  // found again by name, and tagging twice is harmless).
+  const made = port;
+  const tagging = async (): Promise<Port> => {
+    if (spec.tags.every((t) => made.tags.includes(t))) return made;
+    const tags = union(made.tags, spec.tags);
+    await api.network.tags.replace('ports', made.id, tags, { signal });
+    journal.actions.push({ verb: 'tag', resource: 'port', id: made.id, name: made.name });
+    return { ...made, tags };
+  };
+  [, port] = await settled(onPort(made), tagging());
   if (spec.trunk) await ensureTrunk(ctx, spec, port);
   return port;
 }
