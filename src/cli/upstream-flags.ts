@@ -78,11 +78,29 @@ export function listenAddress(flag: string, text: string): { host: string; port:
   return { host: m[1] ?? m[2] ?? '', port };
 }
 
-/** A rate or a ratio: any finite number above 0 (`--kube-api-qps 50`, `--kube-api-qps 0.5`). */
-export function positiveNumber(value: string): number {
+/** client-go's rest.Config defaults for a QPS or burst of 0. */
+const CLIENT_GO_DEFAULT_QPS = 5;
+const CLIENT_GO_DEFAULT_BURST = 10;
+
+/**
+ * `--kube-api-qps` read as client-go reads rest.Config.QPS, so a Deployment's value means here what
+ * it means upstream: a negative rate runs the client without a limiter (returned as 0, the
+ * Kubernetes client's "no limit"), 0 is client-go's default of 5 a second, any other number the rate.
+ */
+export function kubeApiQps(value: string): number {
   const n = Number(value);
-  if (!Number.isFinite(n) || n <= 0) throw new InvalidArgumentError('write a number > 0');
-  return n;
+  if (value.trim() === '' || !Number.isFinite(n))
+    throw new InvalidArgumentError('write a number (a negative one: no client-side limit)');
+  if (n < 0) return 0;
+  return n === 0 ? CLIENT_GO_DEFAULT_QPS : n;
+}
+
+/** `--kube-api-burst` as client-go reads rest.Config.Burst: a whole number, 0 its default of 10. */
+export function kubeApiBurst(value: string): number {
+  const n = Number(value);
+  if (value.trim() === '' || !Number.isInteger(n) || n < 0)
+    throw new InvalidArgumentError('write a whole number ≥ 0');
+  return n === 0 ? CLIENT_GO_DEFAULT_BURST : n;
 }
 
 export function intFlag(min: number): (value: string) => number {

@@ -29,7 +29,8 @@ import {
   listenAddress,
   LOG_FLAGS,
   LOGS,
-  positiveNumber,
+  kubeApiBurst,
+  kubeApiQps,
   value,
   type CompatFlag,
   leaseTimingOptions,
@@ -161,8 +162,13 @@ export function configureCapo(command: Command, ctx: CliContext): void {
       d.scopeCacheMaxSize,
     )
     .option('--sync-period <duration>', 'every object is reconciled again this often', '10m0s')
-    .option('--kube-api-qps <n>', 'Kubernetes API requests per second', positiveNumber, d.kubeApiQps)
-    .option('--kube-api-burst <n>', 'Kubernetes API requests in one burst', intFlag(1), d.kubeApiBurst)
+    .option(
+      '--kube-api-qps <n>',
+      'Kubernetes API requests per second, negative for no limit',
+      kubeApiQps,
+      d.kubeApiQps,
+    )
+    .option('--kube-api-burst <n>', 'Kubernetes API requests in one burst', kubeApiBurst, d.kubeApiBurst)
     .option(
       '--health-addr <address>',
       'where /healthz and /readyz are served (plain HTTP); 0 turns it off',

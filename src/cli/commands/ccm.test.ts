@@ -151,11 +151,14 @@ describe('shiftstack ccm', () => {
 
   it('--kube-api-qps and --kube-api-burst set the Kubernetes client limits (upstream defaults 20, 30)', async () => {
     const help = (await run('ccm', '--help')).out.replace(/\s+/g, ' ');
-    assert.match(help, /--kube-api-qps <n> Kubernetes API requests per second .*\(default: 20\)/);
+    assert.match(
+      help,
+      /--kube-api-qps <n> Kubernetes API requests per second, negative for no limit .*\(default: 20\)/,
+    );
     assert.match(help, /--kube-api-burst <n> Kubernetes API requests in one burst \(default: 30\)/);
     for (const [flag, bad, fix] of [
-      ['--kube-api-qps', '0', 'write a number > 0'],
-      ['--kube-api-burst', '2.5', 'write a whole number ≥ 1'],
+      ['--kube-api-qps', 'fast', 'write a number (a negative one: no client-side limit)'],
+      ['--kube-api-burst', '2.5', 'write a whole number ≥ 0'],
     ] as const) {
       const { code, err } = await run('ccm', '--cloud-config', 'x.conf', flag, bad);
       assert.equal(code, 2, flag);

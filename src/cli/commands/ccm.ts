@@ -30,7 +30,8 @@ import {
   isFalse,
   LOG_FLAGS,
   LOGS,
-  positiveNumber,
+  kubeApiBurst,
+  kubeApiQps,
   seconds,
   value,
   type CompatFlag,
@@ -285,11 +286,11 @@ export function configureCcm(command: Command, ctx: CliContext): void {
     )
     .option(
       '--kube-api-qps <n>',
-      'Kubernetes API requests per second (Events have a limiter of their own)',
-      positiveNumber,
+      'Kubernetes API requests per second, negative for no limit (Events have a limiter of their own)',
+      kubeApiQps,
       d.kubeApiQps,
     )
-    .option('--kube-api-burst <n>', 'Kubernetes API requests in one burst', intFlag(1), d.kubeApiBurst)
+    .option('--kube-api-burst <n>', 'Kubernetes API requests in one burst', kubeApiBurst, d.kubeApiBurst)
     .addOption(
       new Option(
         '--configure-cloud-routes [bool]',
