@@ -51,6 +51,7 @@ const run = await runCapoMachines({
   thread: process.env.CAPO_THREAD !== '0',
   clusterAPICore: process.env.CLUSTER_API_CORE === '1',
   kubeApiQps: Number(process.env.KUBE_QPS ?? 0),
+  warmClient: process.env.WARM !== '0',
 });
 printCapoMachines(run);
 console.log(`\nwhole run: ${(run.wallMs / 1000).toFixed(1)} s wall`);

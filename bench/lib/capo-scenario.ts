@@ -89,6 +89,9 @@ export function scaledServerOptions(scale: number, workers: number): OpenStackSe
   };
 }
 
+/** The bench's `--kube-api-burst` for a `--kube-api-qps`: 1.5×, as CAPO's defaults (20, 30). */
+const burstOf = (qps: number) => Math.round(qps * 1.5);
+
 /** CAPO's intervals (see each controller's options) scaled like the cloud. */
 function capoOptions(
   scale: number,
@@ -104,7 +107,7 @@ function capoOptions(
   return {
     controllers: ['openstackcluster', 'openstackmachine', 'openstackserver'],
     kubeApiQps,
-    kubeApiBurst: Math.round(kubeApiQps * 1.5),
+    kubeApiBurst: burstOf(kubeApiQps),
     machine: {
       workers,
       actAsClusterAPICore: core,
@@ -157,6 +160,8 @@ export interface CapoMachinesOptions {
   clusterAPICore?: boolean;
   /** capo's `--kube-api-qps` (burst 1.5×); 0, the default, lifts the client's limit. */
   kubeApiQps?: number;
+  /** The bench's client opens its connections before the clock starts (true by default). */
+  warmClient?: boolean;
 }
 
 /** What the scale benchmark adds to a row: the process's own costs while N machines come up. */
@@ -347,7 +352,7 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       // machines sends them over one HTTP/2 connection, this one over as many HTTP/1.1 connections
       // as requests at once, whose TLS handshakes (both ends on the emulators' thread) are neither
       // the API server's nor capo's work.
-      if (process.env['WARM'] !== '0')
+      if (opts.warmClient !== false)
         await Promise.all(
           Array.from({ length: sendAtOnce }, () =>
             api.get(kinds.Secret, { namespace, name: machineName(0) }).catch(() => undefined),
@@ -558,7 +563,7 @@ export function printCapoMachines(run: CapoMachinesRun): void {
       `controller waits × ${SCALE}; unscaled = wall / ${SCALE}; one worker machine's floor (the cloud's ` +
       `answers, Cinder's 3 s and Nova's build, nothing waiting) ${(floor / 1000).toFixed(2)} s unscaled; ` +
       `Cluster API core's Machine status ${run.opts.clusterAPICore ? 'stood in for by capo' : 'left to its own process'}; ` +
-      `--kube-api-qps ${run.opts.kubeApiQps ? `${run.opts.kubeApiQps} (burst ${Math.round(run.opts.kubeApiQps * 1.5)})` : 'unlimited'}`,
+      `--kube-api-qps ${run.opts.kubeApiQps ? `${run.opts.kubeApiQps} (burst ${burstOf(run.opts.kubeApiQps)})` : 'unlimited'}`,
   );
   console.log(
     `The cluster first (managed subnet, router, security groups, API load balancer): ${secs(clusterMs)} s ` +

@@ -16,7 +16,7 @@ import type { Server } from '../../compute/v2/servers.ts';
 import { OpenStackHttpError } from '../../core/errors.ts';
 import { waitHint } from './backoff.ts';
 import type { EngineContext, StepContext } from './context.ts';
-import { outcomeOf, runCall, settled, unwrap } from './outcome.ts';
+import { runCall, settled } from './outcome.ts';
 import { adoptPorts, ensurePort } from './ports.ts';
 import { resolveServerSpec, volumeSpecs } from './resolve.ts';
 import { createServer, findServerByName, getServer, GONE_STATES, instanceAddresses } from './server.ts';
@@ -72,7 +72,9 @@ async function steps(
   const listing = listVolumes(ctx, volumes, resources, resources.ports.length === resolved.ports.length);
   // A first call looks for its ports by name beside its volumes (reads both, for an object whose
   // status was lost; nothing is made before the record below): one round trip fewer.
-  const adopting = fresh ? outcomeOf(adoptPorts(api, resolved.ports, resources, signal)) : undefined;
+  const adopting = fresh ? adoptPorts(api, resolved.ports, resources, signal) : undefined;
+  // Its failure is thrown where it is used, below; a return before then must not leave it unhandled.
+  adopting?.catch(() => undefined);
   if (fresh) {
     // The resolved spec is recorded (awaited) before anything is created, so a crash from here on
     // finds what we made through this record; with it the volumes' names (each must be recorded
@@ -84,15 +86,14 @@ async function steps(
       () => false,
     );
     if (cinderAnswered) for (const v of volumes) rememberVolume(resources, v.name);
-    await adopting;
+    // The ports it found go into the same record.
+    await adopting?.catch(() => undefined);
     await record();
   }
   const listed = await listing;
   if ('reason' in listed) return journal.pending(listed);
 
-  const adopted = adopting
-    ? unwrap(await adopting)
-    : await adoptPorts(api, resolved.ports, resources, signal);
+  const adopted = await (adopting ?? adoptPorts(api, resolved.ports, resources, signal));
   if (adopted.grew) await record();
   // The ports and the volumes together: a volume made from an image takes seconds, a port a
   // fraction of one, and neither needs the other.

@@ -162,16 +162,3 @@ export async function settled<A, B>(a: Promise<A>, b: Promise<B>): Promise<[A, B
   if (rb.status === 'rejected') throw rb.reason;
   return [ra.value, rb.value];
 }
-
-/** A call started now whose failure is thrown where it is used (`unwrap`), not where it happens. */
-export function outcomeOf<T>(p: Promise<T>): Promise<PromiseSettledResult<T>> {
-  return p.then(
-    (value) => ({ status: 'fulfilled', value }),
-    (reason: unknown) => ({ status: 'rejected', reason }),
-  );
-}
-
-export function unwrap<T>(r: PromiseSettledResult<T>): T {
-  if (r.status === 'rejected') throw r.reason;
-  return r.value;
-}
