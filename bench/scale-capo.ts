@@ -2,11 +2,12 @@
  * capo at scale: N Cluster API machines (1,000 by default; Machine + OpenStackMachine + bootstrap
  * Secret each) in one capo process (Cluster API core's Machine status left to its own process, as
  * in bench:capo; CLUSTER_API_CORE=1 stands in for it; KUBE_QPS and WARM as there), on the OpenStack
- * emulator's realistic profile — the scenario of bench/capo-machines.ts (bench/lib/capo-scenario.ts) with the figures
- * that matter at that size: time to all ready (wall and unscaled, p50/p90 against one machine's
- * floor), calls per machine by service, Keystone tokens (one per identity), Nova server reads and
- * the poll budget they come to, Kubernetes API requests, heap per machine, the event loop's delay,
- * then the deletion and what it left (must be nothing). Prints; asserts nothing.
+ * emulator's realistic profile — the scenario of bench/capo-machines.ts
+ * (bench/lib/capo-scenario.ts) with the figures that matter at that size: time to all ready (wall
+ * and unscaled, p50/p90 against one machine's floor), calls per machine by service, Keystone tokens
+ * (one per identity), Nova server reads and the poll budget they come to, Kubernetes API requests,
+ * heap per machine, the event loop's delay, then the deletion and what it left (must be nothing).
+ * Prints; asserts nothing.
  *
  *   npm run bench:scale-capo                          N=1000 TIME_SCALE=0.5 WORKERS=10
  *   N=200 npm run bench:scale-capo                    a quick run
