@@ -348,10 +348,10 @@ export async function runCapoMachines(opts: CapoMachinesOptions): Promise<CapoMa
       );
       const before = await reconciles(capo.registry);
       const sendAtOnce = Math.max(1, Math.min(N, opts.createConcurrency ?? N));
-      // The bench's client opens its connections before the clock starts: a client applying 100
-      // machines sends them over one HTTP/2 connection, this one over as many HTTP/1.1 connections
-      // as requests at once, whose TLS handshakes (both ends on the emulators' thread) are neither
-      // the API server's nor capo's work.
+      // The bench's client opens its connections before the clock starts: their TLS handshakes
+      // (both ends on the emulators' thread) are neither the API server's nor capo's work. Over
+      // HTTP/2 that is one connection; a client that fell back to HTTP/1.1 would open one for
+      // each request sent at once.
       if (opts.warmClient !== false)
         await Promise.all(
           Array.from({ length: sendAtOnce }, () =>

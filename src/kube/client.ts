@@ -13,7 +13,8 @@
 import type { KubeConfig } from '@kubernetes/client-node';
 import { RequestContext } from '@kubernetes/client-node';
 import { STATUS_CODES } from 'node:http';
-import { request as undiciRequest, type Dispatcher } from 'undici';
+import type { AgentOptions } from 'node:https';
+import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Logger } from '../lib/log.ts';
 import type { Registry } from '../lib/metrics.ts';
 import { abortReason, systemClock, timeoutSignal, type Clock } from '../lib/clock.ts';
@@ -29,6 +30,20 @@ import {
   type ObjectKey,
   type ResourceType,
 } from './resource.ts';
+
+/**
+ * An API server speaks HTTP/2, and every request and watch of a client shares one connection.
+ * undici's windows (256 KiB a stream, 512 KiB the connection) held a burst of watch events behind
+ * flow control (20 watches of one connection: p50 62 ms from write to receipt, against 9 ms with
+ * these); client-go's transport opens 4 MiB a stream and 1 GiB the connection. undici 8 reads the
+ * stream window from `h2Options.initialWindowSize`, though its types name `settings`: both set.
+ */
+const h2Windows = {
+  connectionWindowSize: 1 << 30,
+  initialWindowSize: 4 << 20,
+  settings: { initialWindowSize: 4 << 20 },
+};
+const CLIENT_GO_H2_WINDOWS: NonNullable<Agent.Options['h2Options']> = h2Windows;
 
 export interface KubeClientOptions {
   /** Requests per second after the burst (client-go's default 20; OpenShift operators often 50). */
@@ -610,10 +625,23 @@ export class KubeClient {
     return out;
   }
 
-  /** One dispatcher (TLS material, proxy) for the client's lifetime, built by client-node. */
+  /**
+   * One dispatcher for the client's lifetime. client-node builds it from the kubeconfig (TLS
+   * material, proxy); for a direct connection we build the same with client-go's HTTP/2 windows.
+   */
   private async getDispatcher(): Promise<Dispatcher | undefined> {
     if (this.dispatcher) return this.dispatcher;
     this.dispatcherReady ??= (async () => {
+      const tls: AgentOptions = {};
+      await this.kc.applyToHTTPSOptions(tls);
+      const direct = this.kc.createDispatcherOptions(this.kc.getCurrentCluster(), tls);
+      if (direct.type === 'agent' || direct.type === 'none') {
+        this.dispatcher = new Agent({
+          ...(direct.type === 'agent' ? { connect: direct.connect } : {}),
+          h2Options: CLIENT_GO_H2_WINDOWS,
+        });
+        return;
+      }
       const ctx = new RequestContext(this.server, 'GET');
       await this.kc.applySecurityAuthentication(ctx);
       this.dispatcher = ctx.getDispatcher();

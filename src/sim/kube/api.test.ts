@@ -1,5 +1,7 @@
 import assert from 'node:assert/strict';
+import { connect } from 'node:http2';
 import { after, before, describe, it } from 'node:test';
+import { Agent, request } from 'undici';
 import { configMap, startTestKube, type TestKube } from './testing/harness.ts';
 
 const CM = '/api/v1/namespaces/default/configmaps';
@@ -21,9 +23,57 @@ describe('kube emulator: object semantics over HTTP', () => {
     assert.equal(version.body.major, '1');
   });
 
-  it('keeps idle connections 30 s and says so, so busy clients reuse them instead of reconnecting', async () => {
-    const r = await k.req('GET', '/api/v1/namespaces/default');
-    assert.equal(r.headers.get('keep-alive'), 'timeout=30');
+  it('keeps idle HTTP/1.1 connections 30 s and says so, so busy clients reuse them instead of reconnecting', async () => {
+    const http1 = new Agent({ allowH2: false, connect: { ca: k.sim.caPem } });
+    try {
+      const r = await request(`${k.sim.url}/api/v1/namespaces/default`, {
+        headers: { authorization: `Bearer ${k.sim.token}` },
+        dispatcher: http1,
+      });
+      await r.body.dump();
+      assert.equal(r.statusCode, 200);
+      assert.equal(r.headers['keep-alive'], 'timeout=30');
+    } finally {
+      await http1.close();
+    }
+  });
+
+  it('speaks HTTP/2 to a client that offers it: requests and a watch as streams of one connection', async () => {
+    const session = connect(k.sim.url, { ca: k.sim.caPem });
+    try {
+      const get = (path: string) =>
+        new Promise<{ status: number; body: string }>((resolve, reject) => {
+          const s = session.request({ ':path': path, authorization: `Bearer ${k.sim.token}` });
+          let status = 0;
+          let body = '';
+          s.on('response', (h) => (status = Number(h[':status'])));
+          s.setEncoding('utf8');
+          s.on('data', (c: string) => (body += c));
+          s.on('end', () => resolve({ status, body }));
+          s.on('error', reject);
+        });
+      const watch = session.request({
+        ':path': `${CM}?watch=true&fieldSelector=metadata.name%3Dh2`,
+        authorization: `Bearer ${k.sim.token}`,
+      });
+      const headers = await new Promise<Record<string, unknown>>((resolve) =>
+        watch.once('response', resolve),
+      );
+      assert.equal(headers[':status'], 200);
+      assert.equal(headers['transfer-encoding'], undefined, 'HTTP/2 frames the stream itself');
+      watch.setEncoding('utf8');
+      const first = new Promise<string>((resolve) => watch.once('data', resolve));
+      const [got, created] = await Promise.all([get(`${CM}/none`), k.req('POST', CM, configMap('h2', {}))]);
+      assert.equal(got.status, 404);
+      assert.equal(JSON.parse(got.body).reason, 'NotFound');
+      assert.equal(created.status, 201);
+      const event = JSON.parse((await first).split('\n')[0]!);
+      assert.equal(event.type, 'ADDED');
+      assert.equal(event.object.metadata.name, 'h2');
+      watch.close();
+    } finally {
+      session.close();
+    }
   });
 
   it('stamps uid, creationTimestamp and resourceVersion on create, 201, and returns it on get', async () => {

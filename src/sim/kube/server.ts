@@ -5,8 +5,14 @@
  * query-parameter handling, reactors, watches as chunked streams, and errors as Status bodies.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
-import { createServer as createTlsServer } from 'node:https';
-import type { AddressInfo } from 'node:net';
+import {
+  createSecureServer,
+  type Http2SecureServer,
+  type Http2ServerRequest,
+  type Http2ServerResponse,
+} from 'node:http2';
+import type { AddressInfo, Socket } from 'node:net';
+import type { OutgoingHttpHeaders } from 'node:http';
 import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import {
   aggregatedDiscovery,
@@ -46,9 +52,15 @@ import type { ServingCert } from './tls.ts';
 import { apiVersionOf, groupResource, type ResourceDef } from './types.ts';
 import { defaultWatchTimeoutMs, type WatchEventType } from './watch.ts';
 
+/** A request over HTTP/1.1 or, as client-go and kubectl speak to a real API server, HTTP/2. */
+type Req = IncomingMessage | Http2ServerRequest;
+type Res = ServerResponse | Http2ServerResponse;
+
 /** The real server's request body limit (3 MiB). */
 const MAX_BODY_BYTES = 3 * 1024 * 1024;
 const PUBLIC_PATHS = new Set(['/version', '/healthz', '/livez', '/readyz']);
+/** What one HTTP/2 connection may hold in flight (MB): lists and watches of thousands of objects. */
+const SESSION_MEMORY_MB = 256;
 /** How long an idle connection is kept (and what the Keep-Alive header tells clients). */
 const KEEP_ALIVE_MS = 30_000;
 
@@ -130,7 +142,7 @@ export interface ServerOptions {
 export class KubeHttp {
   private readonly em: KubeEmulator;
   private readonly token: string;
-  private server: Server | undefined;
+  private server: { server: Server | Http2SecureServer; sockets: Set<Socket> } | undefined;
   private address = '127.0.0.1:0';
   private v2Cache:
     { generation: number; json: string; etag: string; protobuf(): Uint8Array; modified: Date } | undefined;
@@ -141,21 +153,40 @@ export class KubeHttp {
     em.auth.addStaticToken(options.token, ADMIN_USER);
   }
 
-  /** Listens on loopback; with a certificate, over HTTPS (kubectl sends tokens only over TLS). */
+  /**
+   * Listens on loopback; with a certificate, over HTTPS (kubectl sends tokens only over TLS), where
+   * a client that offers HTTP/2 by ALPN gets it, as from a real API server: client-go, kubectl and
+   * undici then send all their requests and watches as streams of one connection, HTTP/1.1
+   * clients (curl --http1.1, Node's https) are still served.
+   */
   async listen(port: number, host: string, tls?: ServingCert): Promise<string> {
-    const handler = (req: IncomingMessage, res: ServerResponse) => {
+    const handler = (req: Req, res: Res) => {
       this.handle(req, res).catch((err: unknown) => this.fail(res, err));
     };
-    const server: Server = tls
-      ? createTlsServer({ key: tls.keyPem, cert: tls.certPem }, handler)
+    const server = tls
+      ? createSecureServer(
+          {
+            key: tls.keyPem,
+            cert: tls.certPem,
+            allowHTTP1: true,
+            // Node refuses new streams on a connection holding more than this in flight (10 MB by
+            // default), and one list of 5,000 Nodes is more; a Go API server sets no such bound.
+            maxSessionMemory: SESSION_MEMORY_MB,
+          },
+          handler,
+        )
       : createServer(handler);
-    // Watches are long requests; Node's default 5-minute request timeout would cut them.
-    server.requestTimeout = 0;
-    // Clients keep their connections as long as the server's Keep-Alive says: Node's 5 s made a
-    // busy controller's bursts open a new TLS connection every dozen requests (448 handshakes for
-    // 100 machines); a real API server keeps idle connections far longer (as the OpenStack emulator does).
-    server.keepAliveTimeout = KEEP_ALIVE_MS;
-    server.headersTimeout = 60_000;
+    // The HTTP/1.1 side's limits (on the HTTP/2 server too, whose HTTP/1.1 connections read them):
+    // watches are long requests, which Node's default 5-minute request timeout would cut; clients
+    // keep their connections as long as the server's Keep-Alive says, and Node's 5 s made a busy
+    // controller's bursts open a new TLS connection every dozen requests (448 handshakes for 100
+    // machines); a real API server keeps idle connections far longer (as the OpenStack emulator does).
+    Object.assign(server, { requestTimeout: 0, keepAliveTimeout: KEEP_ALIVE_MS, headersTimeout: 60_000 });
+    const sockets = new Set<Socket>();
+    server.on(tls ? 'secureConnection' : 'connection', (socket: Socket) => {
+      sockets.add(socket);
+      socket.once('close', () => sockets.delete(socket));
+    });
     await new Promise<void>((resolve, reject) => {
       server.once('error', reject);
       server.listen(port, host, () => {
@@ -163,7 +194,7 @@ export class KubeHttp {
         resolve();
       });
     });
-    this.server = server;
+    this.server = { server, sockets };
     const a = server.address() as AddressInfo;
     const h = isIPv6(host) ? `[${host}]` : host;
     this.address = `${h}:${a.port}`;
@@ -171,17 +202,18 @@ export class KubeHttp {
   }
 
   async close(): Promise<void> {
-    const server = this.server;
+    const listening = this.server;
     this.server = undefined;
-    if (!server) return;
+    if (!listening) return;
     this.em.close();
-    const closed = new Promise<void>((resolve) => server.close(() => resolve()));
-    server.closeAllConnections();
+    const closed = new Promise<void>((resolve) => listening.server.close(() => resolve()));
+    // Open watches and idle keep-alive connections would hold the close forever.
+    for (const socket of listening.sockets) socket.destroy();
     await closed;
   }
 
   private send(
-    res: ServerResponse,
+    res: Res,
     code: number,
     body: unknown,
     output: Output = { kind: 'json' },
@@ -200,7 +232,7 @@ export class KubeHttp {
           ? `application/json;g=apidiscovery.k8s.io;v=${output.version};as=APIGroupDiscoveryList`
           : 'application/json';
     }
-    res.writeHead(code, {
+    writeHead(res, code, {
       'content-type': type,
       'cache-control': 'no-cache, private',
       'content-length': Buffer.byteLength(text),
@@ -209,7 +241,7 @@ export class KubeHttp {
     res.end(text);
   }
 
-  private fail(res: ServerResponse, err: unknown): void {
+  private fail(res: Res, err: unknown): void {
     if (isStatusError(err)) {
       this.send(res, err.code, err.status, { kind: 'json' }, err.headers);
       return;
@@ -219,7 +251,7 @@ export class KubeHttp {
     this.send(res, 500, e.status);
   }
 
-  private authenticate(req: IncomingMessage, url: URL, path: string): void {
+  private authenticate(req: Req, url: URL, path: string): void {
     const h = req.headers.authorization;
     if (h === undefined) {
       if (
@@ -242,7 +274,7 @@ export class KubeHttp {
     this.em.auth.admit(m?.[1], req.method ?? 'GET', url);
   }
 
-  private async readBody(req: IncomingMessage): Promise<Buffer> {
+  private async readBody(req: Req): Promise<Buffer> {
     const chunks: Buffer[] = [];
     let size = 0;
     for await (const c of req) {
@@ -279,7 +311,7 @@ export class KubeHttp {
     throw apiErrors.unsupportedMediaType(['application/json', 'application/yaml', PROTOBUF_MEDIA_TYPE]);
   }
 
-  private async handle(req: IncomingMessage, res: ServerResponse): Promise<void> {
+  private async handle(req: Req, res: Res): Promise<void> {
     const url = new URL(req.url ?? '/', 'http://emulator');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     this.authenticate(req, url, path);
@@ -288,7 +320,7 @@ export class KubeHttp {
 
     if (path === '/version') return this.send(res, 200, versionDoc(this.em.version));
     if (PUBLIC_PATHS.has(path) || /^\/(healthz|livez|readyz)\//.test(path)) {
-      res.writeHead(200, { 'content-type': 'text/plain; charset=utf-8' });
+      writeHead(res, 200, { 'content-type': 'text/plain; charset=utf-8' });
       res.end('ok');
       return;
     }
@@ -388,7 +420,7 @@ export class KubeHttp {
     return r.object ?? {};
   }
 
-  private writeOptions(url: URL, req: IncomingMessage, route: Route): InternalWrite {
+  private writeOptions(url: URL, req: Req, route: Route): InternalWrite {
     const dryRun = url.searchParams.getAll('dryRun');
     for (const d of dryRun) {
       if (d !== 'All') {
@@ -436,7 +468,7 @@ export class KubeHttp {
    * one of the two protobuf names wins; protobuf answers under its dotted name (Go's MIME parser
    * refuses the `@` of the old one); an ETag of the JSON makes If-None-Match a 304; else 406.
    */
-  private serveOpenAPIv2(req: IncomingMessage, res: ServerResponse): void {
+  private serveOpenAPIv2(req: Req, res: Res): void {
     const clauses = parseAccept(req.headers.accept || '*/*')
       .map((m, i) => ({ ...m, q: m.params.q === undefined ? 1 : Number(m.params.q), i }))
       .filter((m) => m.q > 0)
@@ -456,16 +488,16 @@ export class KubeHttp {
       };
       const match = req.headers['if-none-match'];
       if (match && match.split(',').some((t) => t.trim() === headers.etag || t.trim() === '*')) {
-        res.writeHead(304, headers);
+        writeHead(res, 304, headers);
         res.end();
         return;
       }
       const body = served.protobuf ? Buffer.from(doc.protobuf()) : Buffer.from(doc.json);
-      res.writeHead(200, { ...headers, 'content-length': body.length });
+      writeHead(res, 200, { ...headers, 'content-length': body.length });
       res.end(body);
       return;
     }
-    res.writeHead(406, { vary: 'Accept' });
+    writeHead(res, 406, { vary: 'Accept' });
     res.end();
   }
 
@@ -473,13 +505,7 @@ export class KubeHttp {
     return warnings.length ? { warning: warnings.map((w) => `299 - ${JSON.stringify(w)}`).join(', ') } : {};
   }
 
-  private async serveResource(
-    req: IncomingMessage,
-    res: ServerResponse,
-    url: URL,
-    method: string,
-    route: Route,
-  ): Promise<void> {
+  private async serveResource(req: Req, res: Res, url: URL, method: string, route: Route): Promise<void> {
     const { def, name, subresource } = route;
     const ns = route.namespace ?? '';
     const rest = this.em.rest;
@@ -774,7 +800,7 @@ export class KubeHttp {
   }
 
   private sendObject(
-    res: ServerResponse,
+    res: Res,
     code: number,
     def: ResourceDef,
     obj: Obj,
@@ -811,7 +837,7 @@ export class KubeHttp {
     this.send(res, code, obj, out, headers);
   }
 
-  private serveWatch(res: ServerResponse, url: URL, route: Route, query: ListQuery, out: Output): void {
+  private serveWatch(res: Res, url: URL, route: Route, query: ListQuery, out: Output): void {
     const { def } = route;
     const filter = parseFilter(
       def,
@@ -874,12 +900,13 @@ export class KubeHttp {
     const startStream = () => {
       if (started) return;
       started = true;
-      res.writeHead(200, {
-        'content-type': 'application/json',
-        'cache-control': 'no-cache, private',
-        'transfer-encoding': 'chunked',
-      });
-      res.flushHeaders();
+      // HTTP/2 frames the stream itself and refuses HTTP/1.1's connection headers.
+      const head = { 'content-type': 'application/json', 'cache-control': 'no-cache, private' };
+      if (isHttp2(res)) res.writeHead(200, head);
+      else {
+        res.writeHead(200, { ...head, 'transfer-encoding': 'chunked' });
+        res.flushHeaders();
+      }
     };
     this.em.watches.start(
       {
@@ -906,11 +933,13 @@ export class KubeHttp {
       {
         write(chunk) {
           startStream();
-          if (!res.destroyed && !res.writableEnded) res.write(chunk);
+          if (!writable(res)) return;
+          if (isHttp2(res)) res.write(chunk);
+          else res.write(chunk);
         },
         end() {
           startStream();
-          if (!res.destroyed && !res.writableEnded) res.end();
+          if (writable(res)) res.end();
         },
         buffered: () => res.writableLength,
         onClose(cb) {
@@ -948,8 +977,23 @@ function isFieldValidation(v: string): v is FieldValidation {
   return v === 'Ignore' || v === 'Warn' || v === 'Strict';
 }
 
+function isHttp2(res: Res): res is Http2ServerResponse {
+  return 'stream' in res;
+}
+
+/** The two protocols' `writeHead` (and `write`) typings have overloads that do not unify. */
+function writeHead(res: Res, code: number, headers: OutgoingHttpHeaders): void {
+  if (isHttp2(res)) res.writeHead(code, headers);
+  else res.writeHead(code, headers);
+}
+
+/** Not ended, and its connection (HTTP/1.1) or stream (HTTP/2) not gone. */
+function writable(res: Res): boolean {
+  return !(isHttp2(res) ? res.stream.destroyed : res.destroyed) && !res.writableEnded;
+}
+
 /** Aborted when the client goes away before its answer is written (a webhook call then stops). */
-function requestSignal(res: ServerResponse): AbortSignal {
+function requestSignal(res: Res): AbortSignal {
   const ac = new AbortController();
   res.once('close', () => {
     if (!res.writableFinished) ac.abort(new Error('the client closed the request'));
