@@ -76,6 +76,17 @@ describe('KubeClient against the emulator', () => {
     assert.ok(isConflict(stale), 'a stale resourceVersion is 409 Conflict');
   });
 
+  it('speaks HTTP/1.1 though the API server offers HTTP/2 (undici tears HTTP/2 sessions down unsafely)', async () => {
+    const before = k.em.stats().http;
+    await Promise.all([
+      client.list(kinds.ConfigMap, { namespace: NS }),
+      client.get(kinds.Namespace, { name: NS }),
+    ]);
+    const after = k.em.stats().http;
+    assert.equal((after['1.1'] ?? 0) - (before['1.1'] ?? 0), 2);
+    assert.equal(after['2.0'] ?? 0, before['2.0'] ?? 0);
+  });
+
   it('lists in pages at one resourceVersion', async () => {
     for (let i = 0; i < 7; i++) await client.create(kinds.ConfigMap, configMap(`page-${i}`, NS));
     const first = await client.list(kinds.ConfigMap, { namespace: NS, limit: 3, labelSelector: '' });

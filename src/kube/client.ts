@@ -31,20 +31,6 @@ import {
   type ResourceType,
 } from './resource.ts';
 
-/**
- * An API server speaks HTTP/2, and every request and watch of a client shares one connection.
- * undici's windows (256 KiB a stream, 512 KiB the connection) held a burst of watch events behind
- * flow control (20 watches of one connection: p50 62 ms from write to receipt, against 9 ms with
- * these); client-go's transport opens 4 MiB a stream and 1 GiB the connection. undici 8 reads the
- * stream window from `h2Options.initialWindowSize`, though its types name `settings`: both set.
- */
-const h2Windows = {
-  connectionWindowSize: 1 << 30,
-  initialWindowSize: 4 << 20,
-  settings: { initialWindowSize: 4 << 20 },
-};
-const CLIENT_GO_H2_WINDOWS: NonNullable<Agent.Options['h2Options']> = h2Windows;
-
 export interface KubeClientOptions {
   /** Requests per second after the burst (client-go's default 20; OpenShift operators often 50). */
   qps?: number;
@@ -626,8 +612,12 @@ export class KubeClient {
   }
 
   /**
-   * One dispatcher for the client's lifetime. client-node builds it from the kubeconfig (TLS
-   * material, proxy); for a direct connection we build the same with client-go's HTTP/2 windows.
+   * One dispatcher for the client's lifetime, from the kubeconfig's TLS material; through a
+   * `proxy-url`, client-node's. HTTP/1.1 on purpose, though API servers offer HTTP/2 and undici
+   * takes it unless told not to: when undici 8 tears an HTTP/2 session down (a client closed, a
+   * connection lost) a stream it has let go of can be destroyed with no 'error' listener left,
+   * and the ClientDestroyedError that follows is an uncaught exception that ends the process (1 run
+   * in 4 of src/demo/intree/migration.test.ts, whose replicas stop and start in one process).
    */
   private async getDispatcher(): Promise<Dispatcher | undefined> {
     if (this.dispatcher) return this.dispatcher;
@@ -638,7 +628,7 @@ export class KubeClient {
       if (direct.type === 'agent' || direct.type === 'none') {
         this.dispatcher = new Agent({
           ...(direct.type === 'agent' ? { connect: direct.connect } : {}),
-          h2Options: CLIENT_GO_H2_WINDOWS,
+          allowH2: false,
         });
         return;
       }

@@ -100,6 +100,21 @@ describe('CAPI core stand-in: Machine', () => {
     assert.equal(cond(running, CoreConditions.NodeHealthy)?.status, 'True');
   });
 
+  it('takes no providerID or address from infrastructure that is not ready yet, so stays Provisioning', () => {
+    // The OpenStackMachine controller writes spec.providerID and then status.ready: a reconcile
+    // between the two writes sees the first only (reconcileInfrastructure returns early then).
+    const early = osm(true);
+    early.status = { ...early.status, ready: false };
+    const m = machineStatusAsCore(machine(), { infra: early, nodes: [] });
+    assert.equal(m.status?.phase, 'Provisioning');
+    assert.equal(m.spec.providerID, undefined);
+    assert.equal(m.status?.addresses, undefined);
+    assert.equal(
+      machineAsCore(machine(), { ready: false, providerID: PROVIDER_ID, addresses: [] }).spec.providerID,
+      undefined,
+    );
+  });
+
   it('is Pending without bootstrap data, and takes no Node while two claim its providerID', () => {
     const pending = machineStatusAsCore(machine({ dataSecretName: '' }), { infra: undefined, nodes: [] });
     assert.equal(pending.status?.phase, 'Pending');

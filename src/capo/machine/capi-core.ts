@@ -236,13 +236,16 @@ export function belongsTo(m: Machine, cluster: string | undefined): boolean {
 /* ------------------------------------------------------------ internals */
 
 function copyInfrastructure(next: Machine, facts: MachineFacts): void {
-  // CAPI's webhook makes spec.providerID immutable once set: only an empty one is filled.
-  if (facts.providerID && !next.spec.providerID) next.spec.providerID = facts.providerID;
   const status = { ...next.status };
   status.bootstrapReady = Boolean(next.spec.bootstrap?.dataSecretName);
   status.infrastructureReady = facts.ready || status.infrastructureReady === true;
-  if (facts.addresses.length > 0) status.addresses = facts.addresses.map((a) => ({ ...a }));
   next.status = status;
+  // reconcileInfrastructure reads nothing more until the infrastructure is (or was) ready: a
+  // providerID written before status.ready must not make the Machine Provisioned.
+  if (!status.infrastructureReady) return;
+  // CAPI's webhook makes spec.providerID immutable once set: only an empty one is filled.
+  if (facts.providerID && !next.spec.providerID) next.spec.providerID = facts.providerID;
+  if (facts.addresses.length > 0) status.addresses = facts.addresses.map((a) => ({ ...a }));
 }
 
 function setPhase(next: Machine, before: Machine, now: number): void {

@@ -67,6 +67,7 @@ describe('kube emulator: object semantics over HTTP', () => {
       assert.equal(got.status, 404);
       assert.equal(JSON.parse(got.body).reason, 'NotFound');
       assert.equal(created.status, 201);
+      assert.ok((k.em.stats().http['2.0'] ?? 0) >= 2, 'counted as HTTP/2');
       const event = JSON.parse((await first).split('\n')[0]!);
       assert.equal(event.type, 'ADDED');
       assert.equal(event.object.metadata.name, 'h2');

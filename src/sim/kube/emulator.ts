@@ -204,7 +204,14 @@ export class KubeEmulator {
   }
 
   /** Counts for benchmarks and `/metrics`-like inspection. */
-  stats(): { objects: number; watches: number; resourceVersion: number; conversion: ConversionStats } {
+  stats(): {
+    objects: number;
+    watches: number;
+    resourceVersion: number;
+    conversion: ConversionStats;
+    /** Requests served by HTTP version (`1.1`, `2.0`). */
+    http: Record<string, number>;
+  } {
     let objects = 0;
     for (const d of this.registry.storages()) objects += this.store.count(d.storageKey);
     return {
@@ -212,8 +219,12 @@ export class KubeEmulator {
       watches: this.watches.count,
       resourceVersion: this.store.currentRv(),
       conversion: { ...this.conversions.stats },
+      http: { ...this.httpVersions },
     };
   }
+
+  /** Requests the HTTP server has served, by HTTP version (it counts them here). */
+  readonly httpVersions: Record<string, number> = {};
 
   /** Ends watches and controllers; the store stays readable (a restart may reuse it). */
   close(): void {
