@@ -1,5 +1,8 @@
 import assert from 'node:assert/strict';
+import { createServer, type IncomingMessage } from 'node:http';
+import { connect, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
+import { KubeConfig } from '@kubernetes/client-node';
 import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
 import { createRegistry } from '../lib/metrics.ts';
 import { KubeClient } from './client.ts';
@@ -85,6 +88,47 @@ describe('KubeClient against the emulator', () => {
     const after = k.em.stats().http;
     assert.equal((after['1.1'] ?? 0) - (before['1.1'] ?? 0), 2);
     assert.equal(after['2.0'] ?? 0, before['2.0'] ?? 0);
+  });
+
+  it("goes through the kubeconfig's proxy-url (HTTP CONNECT), still over HTTP/1.1", async () => {
+    const tunnels: string[] = [];
+    const proxy = createServer();
+    proxy.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
+      tunnels.push(req.url ?? '');
+      const [host, port] = (req.url ?? '').split(':');
+      const upstream = connect(Number(port), host, () => {
+        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
+        upstream.write(head);
+        upstream.pipe(client);
+        client.pipe(upstream);
+      });
+      upstream.on('error', () => client.destroy());
+      client.on('error', () => upstream.destroy());
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const base = kubeConfigFrom(k.kubeconfigPath);
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: base.clusters.map((c) => ({
+        ...c,
+        proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
+      })),
+      contexts: base.contexts,
+      currentContext: base.getCurrentContext(),
+      users: base.users,
+    });
+    const viaProxy = new KubeClient(kc, { qps: 0 });
+    try {
+      const before = k.em.stats().http['1.1'] ?? 0;
+      const ns = await viaProxy.get(kinds.Namespace, { name: NS });
+      assert.equal(ns.metadata?.name, NS);
+      assert.deepEqual(tunnels, [new URL(k.sim.url).host]);
+      assert.equal((k.em.stats().http['1.1'] ?? 0) - before, 1);
+    } finally {
+      await viaProxy.close();
+      proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
   });
 
   it('lists in pages at one resourceVersion', async () => {

@@ -14,7 +14,7 @@ import type { KubeConfig } from '@kubernetes/client-node';
 import { RequestContext } from '@kubernetes/client-node';
 import { STATUS_CODES } from 'node:http';
 import type { AgentOptions } from 'node:https';
-import { Agent, request as undiciRequest, type Dispatcher } from 'undici';
+import { Agent, ProxyAgent, request as undiciRequest, type Dispatcher } from 'undici';
 import type { Logger } from '../lib/log.ts';
 import type { Registry } from '../lib/metrics.ts';
 import { abortReason, systemClock, timeoutSignal, type Clock } from '../lib/clock.ts';
@@ -612,8 +612,8 @@ export class KubeClient {
   }
 
   /**
-   * One dispatcher for the client's lifetime, from the kubeconfig's TLS material; through a
-   * `proxy-url`, client-node's. HTTP/1.1 on purpose, though API servers offer HTTP/2 and undici
+   * One dispatcher for the client's lifetime, from the kubeconfig's TLS material and `proxy-url`
+   * (a SOCKS proxy's is client-node's). HTTP/1.1 on purpose, though API servers offer HTTP/2 and undici
    * takes it unless told not to: when undici 8 tears an HTTP/2 session down (a client closed, a
    * connection lost) a stream it has let go of can be destroyed with no 'error' listener left,
    * and the ClientDestroyedError that follows is an uncaught exception that ends the process (1 run
@@ -624,10 +624,19 @@ export class KubeClient {
     this.dispatcherReady ??= (async () => {
       const tls: AgentOptions = {};
       await this.kc.applyToHTTPSOptions(tls);
-      const direct = this.kc.createDispatcherOptions(this.kc.getCurrentCluster(), tls);
-      if (direct.type === 'agent' || direct.type === 'none') {
+      const via = this.kc.createDispatcherOptions(this.kc.getCurrentCluster(), tls);
+      if (via.type === 'agent' || via.type === 'none') {
         this.dispatcher = new Agent({
-          ...(direct.type === 'agent' ? { connect: direct.connect } : {}),
+          ...(via.type === 'agent' ? { connect: via.connect } : {}),
+          allowH2: false,
+        });
+        return;
+      }
+      if (via.type === 'proxy') {
+        this.dispatcher = new ProxyAgent({
+          uri: via.uri,
+          requestTls: via.requestTls,
+          connect: via.connect,
           allowH2: false,
         });
         return;

@@ -7,17 +7,20 @@ import assert from 'node:assert/strict';
 import { execFile } from 'node:child_process';
 import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
 import { request as httpRequest } from 'node:http';
+import { createSecureServer } from 'node:http2';
 import { createServer, type Server } from 'node:https';
 import type { AddressInfo } from 'node:net';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { after, before, describe, it } from 'node:test';
 import { promisify } from 'node:util';
+import { request } from 'undici';
 import { ConfigError } from '../../lib/config.ts';
 import { createRegistry } from '../../lib/metrics.ts';
 import type { CloudConfig } from '../config/types.ts';
 import { ConnectionError } from './errors.ts';
 import { requestCount } from './testing/metrics.ts';
+import { createDispatcher } from './tls.ts';
 import { TokenCache } from './token-cache.ts';
 import { openClientTargetOn, type ClientTarget } from './testing/target.ts';
 import { startTestCloud } from '../../sim/openstack/testing/harness.ts';
@@ -167,6 +170,22 @@ describe('TLS', () => {
   it('skips verification only when told to (insecure)', async () => {
     const client = await t.client(config(proxy.url, { insecure: true }), { tokenCache: new TokenCache() });
     assert.equal((await client.session.token()).token.user.name, 'demo');
+  });
+
+  it('speaks HTTP/1.1 to a TLS front that offers HTTP/2 (undici tears HTTP/2 sessions down unsafely)', async () => {
+    const [key, cert] = await Promise.all(['server.key', 'server.pem'].map((f) => readFile(join(dir, f))));
+    const front = createSecureServer({ key, cert, allowHTTP1: true }, (req, res) => res.end(req.httpVersion));
+    await new Promise<void>((r) => front.listen(0, '127.0.0.1', r));
+    const agent = await createDispatcher(config(proxy.url, { caFile: join(dir, 'ca.pem'), insecure: false }));
+    try {
+      const res = await request(`https://127.0.0.1:${(front.address() as AddressInfo).port}/`, {
+        dispatcher: agent,
+      });
+      assert.equal(await res.body.text(), '1.1');
+    } finally {
+      await agent.close();
+      await new Promise<void>((r) => front.close(() => r()));
+    }
   });
 
   it('presents a client certificate when the server requires one', async () => {

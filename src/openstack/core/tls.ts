@@ -1,7 +1,7 @@
 /**
  * The HTTP connection pool (an undici Agent) built from the cloud's TLS settings: a custom CA, a
  * client certificate and key, or verification turned off. Verification is on unless a user turns
- * it off (`insecure`/`verify: false`/`tls-insecure`).
+ * it off (`insecure`/`verify: false`/`tls-insecure`). HTTP/1.1 only.
  */
 import { readFile } from 'node:fs/promises';
 import { Agent } from 'undici';
@@ -39,6 +39,10 @@ export async function createDispatcher(
   }
   return new Agent({
     keepAliveTimeout: options.keepAliveTimeoutMs ?? 30_000,
+    // HTTP/1.1 even where a cloud's TLS front offers HTTP/2 (haproxy, Apache with mod_http2):
+    // undici 8's HTTP/2 teardown can end the process with an uncaught ClientDestroyedError
+    // (docs/kube-runtime.md, where the Kubernetes client met it).
+    allowH2: false,
     connect: {
       rejectUnauthorized: !tls.insecure,
       ...(ca !== undefined ? { ca } : {}),
