@@ -22,6 +22,7 @@ import {
   capoKinds,
   MACHINE_FINALIZER,
   type CapiCondition,
+  type Cluster,
   type Machine,
   type OpenStackCluster,
   type OpenStackMachine,
@@ -528,6 +529,53 @@ describe('OpenStackMachine controller: reconciles', () => {
     );
     await settled(mgr, OPENSTACK_MACHINE_CONTROLLER, watched, { timeoutMs: WAIT.timeoutMs });
     assert.equal(await reconcileCount(mgr, OPENSTACK_MACHINE_CONTROLLER), settledCount + 1);
+  });
+
+  it('a machine that finds its OpenStackCluster not there yet is woken when it comes', async () => {
+    // Each kind has its own watch, so a machine may be reconciled before its cluster's
+    // OpenStackCluster reaches the cache; only the OpenStackCluster's arrival can wake it then.
+    const ns = env.namespace;
+    const objects = await example(ns);
+    const cluster = 'late-cluster';
+    const name = 'late-machine';
+    const from = <T extends Obj>(kind: string, original: string, rename: string): T => {
+      const o = structuredClone(objects.find((x) => x.kind === kind && x.metadata?.name === original)!);
+      o.metadata = {
+        ...o.metadata,
+        name: rename,
+        labels: { ...o.metadata?.labels, 'cluster.x-k8s.io/cluster-name': cluster },
+      };
+      return o as T;
+    };
+    const c = from<Cluster>('Cluster', NAME, cluster);
+    c.spec = { ...c.spec, infrastructureRef: { ...c.spec!.infrastructureRef!, name: cluster } };
+    const osc = from<OpenStackCluster>('OpenStackCluster', NAME, cluster);
+    delete osc.spec.bastion;
+    osc.spec.identityRef = { ...osc.spec.identityRef, name: 'not-yet' };
+    const machine = from<Machine>('Machine', CP, name);
+    machine.spec = {
+      ...machine.spec,
+      clusterName: cluster,
+      bootstrap: { dataSecretName: name },
+      infrastructureRef: { ...machine.spec.infrastructureRef, name },
+    };
+    const key = { namespace: ns, name };
+    await env.api.create(capoKinds.Cluster, c);
+    await env.api.create(capoKinds.Machine, machine);
+    await env.api.create(capoKinds.OpenStackMachine, from<OpenStackMachine>('OpenStackMachine', CP, name));
+    await settled(capo.manager, OPENSTACK_MACHINE_CONTROLLER, [[capoKinds.OpenStackMachine, key]], {
+      timeoutMs: WAIT.timeoutMs,
+    });
+    const machineNow = () => env.api.get(capoKinds.OpenStackMachine, key);
+    assert.equal(condition(await machineNow(), 'InstanceReady'), undefined, 'no OpenStackCluster yet');
+
+    await env.api.create(capoKinds.OpenStackCluster, osc);
+    await eventually(
+      async () =>
+        condition(await machineNow(), 'InstanceReady')?.reason === 'WaitingForClusterInfrastructure',
+      { timeoutMs: 15_000, intervalMs: 50, what: 'the machine waiting for its cluster' },
+    );
+    await env.api.delete(capoKinds.Machine, key);
   });
 
   it('acting as Cluster API core, the reconcile that adopts the machine goes on to create its OpenStackServer', async () => {

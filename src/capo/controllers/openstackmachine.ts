@@ -76,6 +76,7 @@ import {
   type OpenStackMachine,
   type OpenStackServer,
 } from '../api/index.ts';
+import { clusterNameOf as clusterOfOpenStackCluster } from '../cluster/owner.ts';
 import { IdentityError, type ScopeCache } from '../identity.ts';
 import {
   apiIngress,
@@ -197,6 +198,14 @@ export function registerOpenStackMachineController(
       capoKinds.Cluster,
       (c) => ofCluster(c.metadata?.namespace, c.metadata?.name ?? '').map((m) => objectKey(m)),
       { predicates: [clusterGate] },
+    )
+    // OpenStackClusterToOpenStackMachines: a machine that found its OpenStackCluster not there yet
+    // (the cluster's cache behind the machine's) waits for it to come. Its status changes need no
+    // watch here: the Cluster's infrastructureReady above follows them.
+    .watches(
+      capoKinds.OpenStackCluster,
+      (c) => ofCluster(c.metadata?.namespace, clusterOfOpenStackCluster(c)).map((m) => objectKey(m)),
+      { predicates: [{ update: () => false, delete: () => false }] },
     )
     // A control-plane machine that goes frees the API floating IP: the others may take it.
     .watches(

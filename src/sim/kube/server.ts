@@ -4,7 +4,13 @@
  * content negotiation (JSON, YAML, Table, PartialObjectMetadata, aggregated discovery),
  * query-parameter handling, reactors, watches as chunked streams, and errors as Status bodies.
  */
-import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
+import {
+  createServer,
+  type IncomingMessage,
+  type OutgoingHttpHeaders,
+  type Server,
+  type ServerResponse,
+} from 'node:http';
 import {
   createSecureServer,
   type Http2SecureServer,
@@ -12,7 +18,6 @@ import {
   type Http2ServerResponse,
 } from 'node:http2';
 import type { AddressInfo, Socket } from 'node:net';
-import type { OutgoingHttpHeaders } from 'node:http';
 import { stringify as toYaml, parse as parseYaml } from 'yaml';
 import {
   aggregatedDiscovery,
@@ -155,9 +160,8 @@ export class KubeHttp {
 
   /**
    * Listens on loopback; with a certificate, over HTTPS (kubectl sends tokens only over TLS), where
-   * a client that offers HTTP/2 by ALPN gets it, as from a real API server: client-go, kubectl and
-   * undici then send all their requests and watches as streams of one connection, HTTP/1.1
-   * clients (curl --http1.1, Node's https) are still served.
+   * a client that offers HTTP/2 by ALPN gets it, as from a real API server (kubectl and client-go
+   * send every request and watch as streams of one connection); HTTP/1.1 clients are served too.
    */
   async listen(port: number, host: string, tls?: ServingCert): Promise<string> {
     const handler = (req: Req, res: Res) => {
