@@ -10,6 +10,7 @@ import { spawn } from 'node:child_process';
 import { after, before, describe, it } from 'node:test';
 import { kinds, type KubeClient } from '../../kube/index.ts';
 import { kubeConfigFrom } from '../../kube/testing/env.ts';
+import { settled } from '../../kube/testing/settle.ts';
 import { eventually } from '../../sim/kube/testing/harness.ts';
 import {
   Annotations,
@@ -26,6 +27,7 @@ import {
   type MaoEnv,
   type RunningMao,
 } from './testing/env.ts';
+import { MACHINESET_CONTROLLER } from './machineset.ts';
 
 const NS = MACHINE_API_NAMESPACE;
 const WAIT = { timeoutMs: 20_000, intervalMs: 20 };
@@ -154,6 +156,15 @@ describe('MachineSet controller (acting as the machine-api-operator)', () => {
       await api().create(mapoKinds.Machine, machineBody(`${name}-${age}`, name));
     }
     offsetMs = 0;
+    // Orphans to adopt, not a set that finds none: its Machines' watch is not its own, and a set
+    // seen first would make three Machines and delete three again by its policy.
+    await settled(
+      mao.mgr,
+      MACHINESET_CONTROLLER,
+      ['old', 'mid', 'new'].map(
+        (age) => [mapoKinds.Machine, { namespace: NS, name: `${name}-${age}` }] as const,
+      ),
+    );
     const set = await api().create(
       mapoKinds.MachineSet,
       machineSetBody(name, 3, deletePolicy ? { deletePolicy } : {}),
