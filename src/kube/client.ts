@@ -617,7 +617,7 @@ export class KubeClient {
    * takes it unless told not to: when undici 8 tears an HTTP/2 session down (a client closed, a
    * connection lost) a stream it has let go of can be destroyed with no 'error' listener left,
    * and the ClientDestroyedError that follows is an uncaught exception that ends the process (1 run
-   * in 4 of src/demo/intree/migration.test.ts, whose replicas stop and start in one process).
+   * in 4 to 8 of src/demo/intree/migration.test.ts, whose replicas stop and start in one process).
    */
   private async getDispatcher(): Promise<Dispatcher | undefined> {
     if (this.dispatcher) return this.dispatcher;
