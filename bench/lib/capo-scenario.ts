@@ -71,7 +71,7 @@ export function machineFloorMs(): number {
  * ⌊k / workers⌋ answers after the first. A lower bound: the ports' and volumes' answers, which
  * hold workers too, are left out.
  */
-export function machineFloorsAtMs(n: number, workers: number): number[] {
+function machineFloorsAtMs(n: number, workers: number): number[] {
   const one = machineFloorMs();
   const create = answerMs('nova POST /v2.1/servers');
   return Array.from({ length: n }, (_, k) => one + Math.floor(k / workers) * create);
