@@ -52,6 +52,14 @@ describe('serving certificates', () => {
         readServingCert(join(dir, 'none.crt'), join(dir, 'a.key')),
         /none\.crt: cannot be read \(ENOENT\)/,
       );
+      // Both missing: always the certificate named, whichever read the file system fails first
+      // (CI once saw the key named; repeated so a race shows here rather than elsewhere).
+      for (let i = 0; i < 50; i++) {
+        await assert.rejects(readServingCert(join(dir, 'none.crt'), join(dir, 'none.key')), {
+          name: 'ServingCertError',
+          file: join(dir, 'none.crt'),
+        });
+      }
       await assert.rejects(
         readServingCert(join(dir, 'a.key'), join(dir, 'a.key')),
         /a\.key: is not a PEM certificate/,

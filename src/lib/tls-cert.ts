@@ -159,7 +159,12 @@ export async function readServingCert(certFile: string, keyFile: string): Promis
       );
     }
   };
-  const [certPem, keyPem] = await Promise.all([read(certFile), read(keyFile)]);
+  // Both read at once, but the certificate's failure is the one reported when both files are
+  // missing: which read fails first is up to the file system, the message should not be.
+  const [certRead, keyRead] = await Promise.allSettled([read(certFile), read(keyFile)]);
+  if (certRead.status === 'rejected') throw certRead.reason;
+  if (keyRead.status === 'rejected') throw keyRead.reason;
+  const [certPem, keyPem] = [certRead.value, keyRead.value];
   let cert: X509Certificate;
   try {
     cert = new X509Certificate(certPem);
