@@ -1,6 +1,6 @@
 import assert from 'node:assert/strict';
 import { createServer, type IncomingMessage } from 'node:http';
-import { connect, type AddressInfo, type Socket } from 'node:net';
+import { connect, createServer as createNetServer, type AddressInfo, type Socket } from 'node:net';
 import { after, before, describe, it } from 'node:test';
 import { KubeConfig } from '@kubernetes/client-node';
 import { startTestKube, type TestKube } from '../sim/kube/testing/harness.ts';
@@ -90,34 +90,41 @@ describe('KubeClient against the emulator', () => {
     assert.equal(after['2.0'] ?? 0, before['2.0'] ?? 0);
   });
 
+  /** A client whose kubeconfig sends it through `proxyUrl`, as `proxy-url` in a cluster entry. */
+  const clientVia = (proxyUrl: string) => {
+    const base = kubeConfigFrom(k.kubeconfigPath);
+    const kc = new KubeConfig();
+    kc.loadFromOptions({
+      clusters: base.clusters.map((c) => ({ ...c, proxyUrl })),
+      contexts: base.contexts,
+      currentContext: base.getCurrentContext(),
+      users: base.users,
+    });
+    return new KubeClient(kc, { qps: 0 });
+  };
+
+  /** Joins a proxy's client to the address it asked for; `established` answers the client first. */
+  const tunnel = (client: Socket, host: string, port: number, established: Buffer, head?: Buffer) => {
+    const upstream = connect(port, host, () => {
+      client.write(established);
+      if (head?.length) upstream.write(head);
+      upstream.pipe(client);
+      client.pipe(upstream);
+    });
+    upstream.on('error', () => client.destroy());
+    client.on('error', () => upstream.destroy());
+  };
+
   it("goes through the kubeconfig's proxy-url (HTTP CONNECT), still over HTTP/1.1", async () => {
     const tunnels: string[] = [];
     const proxy = createServer();
     proxy.on('connect', (req: IncomingMessage, client: Socket, head: Buffer) => {
       tunnels.push(req.url ?? '');
-      const [host, port] = (req.url ?? '').split(':');
-      const upstream = connect(Number(port), host, () => {
-        client.write('HTTP/1.1 200 Connection Established\r\n\r\n');
-        upstream.write(head);
-        upstream.pipe(client);
-        client.pipe(upstream);
-      });
-      upstream.on('error', () => client.destroy());
-      client.on('error', () => upstream.destroy());
+      const [host = '', port] = (req.url ?? '').split(':');
+      tunnel(client, host, Number(port), Buffer.from('HTTP/1.1 200 Connection Established\r\n\r\n'), head);
     });
     await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
-    const base = kubeConfigFrom(k.kubeconfigPath);
-    const kc = new KubeConfig();
-    kc.loadFromOptions({
-      clusters: base.clusters.map((c) => ({
-        ...c,
-        proxyUrl: `http://127.0.0.1:${(proxy.address() as AddressInfo).port}`,
-      })),
-      contexts: base.contexts,
-      currentContext: base.getCurrentContext(),
-      users: base.users,
-    });
-    const viaProxy = new KubeClient(kc, { qps: 0 });
+    const viaProxy = clientVia(`http://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
     try {
       const before = k.em.stats().http['1.1'] ?? 0;
       const ns = await viaProxy.get(kinds.Namespace, { name: NS });
@@ -127,6 +134,60 @@ describe('KubeClient against the emulator', () => {
     } finally {
       await viaProxy.close();
       proxy.closeAllConnections();
+      await new Promise<void>((resolve) => proxy.close(() => resolve()));
+    }
+  });
+
+  it("goes through a SOCKS5 proxy-url (client-node's connector), still over HTTP/1.1", async () => {
+    // client-node builds the SOCKS dispatcher itself; its TLS offers no ALPN, so no HTTP/2 either.
+    // This holds it to that: HTTP/2 through undici can end the process (see getDispatcher).
+    const tunnels: string[] = [];
+    const sockets = new Set<Socket>();
+    const proxy = createNetServer((client) => {
+      sockets.add(client);
+      let buf = Buffer.alloc(0);
+      let greeted = false;
+      const onData = (chunk: Buffer) => {
+        buf = Buffer.concat([buf, chunk]);
+        if (!greeted) {
+          if (buf.length < 2 || buf.length < 2 + buf.readUInt8(1)) return;
+          buf = buf.subarray(2 + buf.readUInt8(1));
+          greeted = true;
+          client.write(Buffer.from([5, 0])); // version 5, no authentication
+        }
+        // CONNECT request: version, command, reserved, address type, address, port.
+        if (buf.length < 5) return;
+        const type = buf.readUInt8(3); // 1 IPv4, 3 a name, 4 IPv6
+        const addrLen = type === 1 ? 4 : type === 4 ? 16 : 1 + buf.readUInt8(4);
+        if (buf.length < 4 + addrLen + 2) return;
+        const host =
+          type === 1 ? [...buf.subarray(4, 8)].join('.') : buf.subarray(5, 5 + buf.readUInt8(4)).toString();
+        const port = buf.readUInt16BE(4 + addrLen);
+        client.off('data', onData);
+        tunnels.push(`${host}:${port}`);
+        tunnel(
+          client,
+          host,
+          port,
+          Buffer.from([5, 0, 0, 1, 0, 0, 0, 0, 0, 0]),
+          buf.subarray(4 + addrLen + 2),
+        );
+      };
+      client.on('data', onData);
+    });
+    await new Promise<void>((resolve) => proxy.listen(0, '127.0.0.1', resolve));
+    const viaProxy = clientVia(`socks5://127.0.0.1:${(proxy.address() as AddressInfo).port}`);
+    try {
+      const before = k.em.stats().http;
+      const ns = await viaProxy.get(kinds.Namespace, { name: NS });
+      assert.equal(ns.metadata?.name, NS);
+      assert.deepEqual(tunnels, [new URL(k.sim.url).host]);
+      const after = k.em.stats().http;
+      assert.equal((after['1.1'] ?? 0) - (before['1.1'] ?? 0), 1);
+      assert.equal(after['2.0'] ?? 0, before['2.0'] ?? 0);
+    } finally {
+      await viaProxy.close();
+      for (const socket of sockets) socket.destroy();
       await new Promise<void>((resolve) => proxy.close(() => resolve()));
     }
   });
