@@ -204,6 +204,30 @@ describe('TLS', () => {
     await assert.rejects(without.session.token(), ConnectionError.is);
   });
 
+  it('names every TLS file that cannot be read at once, in the config order', async () => {
+    const files = { caFile: 'no-ca.pem', certFile: 'no-cert.pem', keyFile: 'no-key.pem' };
+    for (let i = 0; i < 20; i++) {
+      await assert.rejects(
+        t.client(
+          config(proxy.url, {
+            caFile: join(dir, files.caFile),
+            certFile: join(dir, files.certFile),
+            keyFile: join(dir, files.keyFile),
+            insecure: false,
+          }),
+        ),
+        (e: unknown) => {
+          assert.ok(ConfigError.is(e));
+          assert.deepEqual(
+            e.problems.map((p) => p.key),
+            ['clouds.demo.cacert', 'clouds.demo.cert', 'clouds.demo.key'],
+          );
+          return true;
+        },
+      );
+    }
+  });
+
   it('names the config key of a CA file that cannot be read', async () => {
     await assert.rejects(
       t.client(config(proxy.url, { caFile: join(dir, 'missing.pem'), insecure: false })),

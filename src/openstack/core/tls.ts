@@ -20,11 +20,17 @@ export async function createDispatcher(
   options: DispatcherOptions = {},
 ): Promise<Agent> {
   const { tls } = config;
-  const [ca, cert, key] = await Promise.all([
+  // Read together, reported together: every file that cannot be read, in the config's order (not
+  // whichever read failed first in time), so one run names all a user has to fix.
+  const reads = await Promise.allSettled([
     readPem(config, tls, 'caFile', options.signal),
     readPem(config, tls, 'certFile', options.signal),
     readPem(config, tls, 'keyFile', options.signal),
   ]);
+  for (const r of reads) if (r.status === 'rejected' && !ConfigError.is(r.reason)) throw r.reason;
+  const problems = reads.flatMap((r) => (r.status === 'rejected' ? (r.reason as ConfigError).problems : []));
+  if (problems.length > 0) throw new ConfigError([...problems]);
+  const [ca, cert, key] = reads.map((r) => (r.status === 'fulfilled' ? r.value : undefined));
   if ((cert === undefined) !== (key === undefined)) {
     const missing = cert === undefined ? 'certFile' : 'keyFile';
     throw new ConfigError([
