@@ -157,8 +157,8 @@ describe('KubeClient against the emulator', () => {
         }
         // CONNECT request: version, command, reserved, address type, address, port.
         if (buf.length < 5) return;
-        const type = buf.readUInt8(3); // 1 IPv4, 3 a name, 4 IPv6
-        const addrLen = type === 1 ? 4 : type === 4 ? 16 : 1 + buf.readUInt8(4);
+        const type = buf.readUInt8(3); // 1 IPv4, 3 a name: the emulator listens on 127.0.0.1
+        const addrLen = type === 1 ? 4 : 1 + buf.readUInt8(4);
         if (buf.length < 4 + addrLen + 2) return;
         const host =
           type === 1 ? [...buf.subarray(4, 8)].join('.') : buf.subarray(5, 5 + buf.readUInt8(4)).toString();
