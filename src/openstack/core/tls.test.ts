@@ -205,14 +205,14 @@ describe('TLS', () => {
   });
 
   it('names every TLS file that cannot be read at once, in the config order', async () => {
-    const files = { caFile: 'no-ca.pem', certFile: 'no-cert.pem', keyFile: 'no-key.pem' };
+    const missing = (name: string) => join(dir, `missing-${name}.pem`);
     for (let i = 0; i < 20; i++) {
       await assert.rejects(
         t.client(
           config(proxy.url, {
-            caFile: join(dir, files.caFile),
-            certFile: join(dir, files.certFile),
-            keyFile: join(dir, files.keyFile),
+            caFile: missing('ca'),
+            certFile: missing('cert'),
+            keyFile: missing('key'),
             insecure: false,
           }),
         ),
