@@ -613,8 +613,8 @@ export class KubeClient {
 
   /**
    * One dispatcher for the client's lifetime, from the kubeconfig's TLS material and `proxy-url`
-   * (a SOCKS proxy's is client-node's, whose TLS offers no ALPN: HTTP/1.1 there too). HTTP/1.1 on purpose, though API servers offer HTTP/2 and undici
-   * takes it unless told not to: when undici 8 tears an HTTP/2 session down (a client closed, a
+   * (a SOCKS proxy's is client-node's, whose TLS offers no ALPN: HTTP/1.1 there too). HTTP/1.1 on
+   * purpose, though API servers offer HTTP/2 and undici takes it unless told not to: when undici 8 tears an HTTP/2 session down (a client closed, a
    * connection lost) a stream it has let go of can be destroyed with no 'error' listener left,
    * and the ClientDestroyedError that follows is an uncaught exception that ends the process (1 run
    * in 4 to 8 of src/demo/intree/migration.test.ts, whose replicas stop and start in one process).

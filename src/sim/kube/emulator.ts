@@ -219,12 +219,16 @@ export class KubeEmulator {
       watches: this.watches.count,
       resourceVersion: this.store.currentRv(),
       conversion: { ...this.conversions.stats },
-      http: { ...this.httpVersions },
+      http: { ...this.requestsByHttpVersion },
     };
   }
 
-  /** Requests the HTTP server has served, by HTTP version (it counts them here). */
-  readonly httpVersions: Record<string, number> = {};
+  private readonly requestsByHttpVersion: Record<string, number> = {};
+
+  /** The HTTP server tells each request's version (`1.1`, `2.0`), for `stats().http`. */
+  countRequest(httpVersion: string): void {
+    this.requestsByHttpVersion[httpVersion] = (this.requestsByHttpVersion[httpVersion] ?? 0) + 1;
+  }
 
   /** Ends watches and controllers; the store stays readable (a restart may reuse it). */
   close(): void {

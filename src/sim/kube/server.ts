@@ -316,8 +316,7 @@ export class KubeHttp {
   }
 
   private async handle(req: Req, res: Res): Promise<void> {
-    const versions = this.em.httpVersions;
-    versions[req.httpVersion] = (versions[req.httpVersion] ?? 0) + 1;
+    this.em.countRequest(req.httpVersion);
     const url = new URL(req.url ?? '/', 'http://emulator');
     const path = url.pathname.replace(/\/+$/, '') || '/';
     this.authenticate(req, url, path);
